@@ -1,0 +1,115 @@
+"""What does not belong in a chapter: the package as installed, its notebooks, its README and its CI script."""
+import configparser, json, re, subprocess, sys
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG, NBS = ROOT / "damcha", ROOT / "nbs"
+DEV_TOOLS = ["nbdev", "fastcore", "execnb", "fastgit", "IPython", "ipykernel", "jupyter", "jupyter_core", "nbformat", "nbval", "pytest"]
+
+
+def modules():
+    return sorted(p.stem for p in PKG.glob("*.py") if p.stem not in ("__init__", "_modidx"))
+
+
+def notebook_exports():
+    "module name -> notebook file, from each notebook's `#| default_exp` line."
+    out = {}
+    for nb in sorted(NBS.glob("*.ipynb")):
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            m = re.search(r"^#\|\s*default_exp\s+(\S+)", "".join(cell["source"]), re.M)
+            if m:
+                assert m.group(1) not in out, f"two notebooks export {m.group(1)}: {out[m.group(1)]} and {nb.name}"
+                out[m.group(1)] = nb.name
+    return out
+
+
+def test_package_imports_without_dev_tools():
+    "Every module imports with nbdev, fastcore, jupyter and the test tools made unimportable."
+    code = f"""
+import sys, importlib.abc
+BLOCKED = {DEV_TOOLS!r}
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in BLOCKED: raise ImportError('blocked dev tool: ' + name)
+sys.meta_path.insert(0, Block())
+for name in list(sys.modules):
+    if name.split('.')[0] in BLOCKED: del sys.modules[name]
+import importlib
+for m in {modules()!r}: importlib.import_module('damcha.' + m)
+import damcha.attention, torch
+y = damcha.attention.DamchaAttention(16, 4)(torch.randn(2, 5, 16), causal=True)
+assert y.shape == (2, 5, 16)
+print('ok')
+"""
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_blocker_can_fail():
+    "The import check above would notice a module that needs a dev tool."
+    code = "import sys, importlib.abc\nclass B(importlib.abc.MetaPathFinder):\n def find_spec(self, n, p=None, t=None):\n  if n.split('.')[0]=='fastcore': raise ImportError(n)\nsys.meta_path.insert(0, B())\nimport fastcore.test"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode != 0
+
+
+def test_every_module_has_a_notebook_and_back():
+    exports = notebook_exports()
+    assert modules(), "no exported modules found"
+    for m in modules():
+        assert m in exports, f"damcha/{m}.py has no source notebook (no `#| default_exp {m}` in nbs/)"
+        header = (PKG / f"{m}.py").read_text(encoding="utf-8")
+        assert f"File to edit: ../nbs/{exports[m]}" in header, f"damcha/{m}.py does not say it is exported from {exports[m]}"
+    for m, nb in exports.items():
+        assert (PKG / f"{m}.py").exists(), f"{nb} exports {m} but damcha/{m}.py is missing: run nbdev_export"
+    numbers = [nb.split("_")[0] for nb in exports.values()]
+    assert len(numbers) == len(set(numbers)), f"chapter numbers must be unique: {sorted(exports.values())}"
+
+
+def test_runtime_requirements_stay_small():
+    cfg = configparser.ConfigParser(delimiters=["="]); cfg.read(ROOT / "settings.ini")
+    reqs = {re.split(r"[<>=!~ ]", r)[0] for r in cfg["DEFAULT"]["requirements"].split()}
+    assert reqs <= {"torch", "einops", "matplotlib", "torchvision", "numpy"}, reqs
+    dev = cfg["DEFAULT"]["dev_requirements"].split()
+    for pin in ["nbdev==2.4.14", "fastcore<2", "execnb<0.2", "fastgit<0.1"]: assert pin in dev
+
+
+def _readme_module():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import readme
+        return readme
+    finally:
+        sys.path.pop(0)
+
+
+def test_readme_is_generated_from_index():
+    assert (ROOT / "README.md").read_text(encoding="utf-8") == _readme_module().render(NBS / "index.ipynb"), \
+        "README.md differs from nbs/index.ipynb: run `python tools/readme.py`"
+
+
+def readme_commands():
+    "The two ```bash blocks of the README's 'Two commands' section: (demonstration, tests)."
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Two commands", 1)[1].split("\n## ", 1)[0]
+    cmds = [b.strip() for b in re.findall(r"```bash\n(.*?)```", section, re.S)]
+    assert len(cmds) == 2, f"expected two commands in the README, found {len(cmds)}"
+    return cmds
+
+
+def test_ci_runs_the_readme_test_command():
+    demo, tests = readme_commands()
+    assert demo.startswith("pip install") and tests.startswith("pip install -e '.[dev]'")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert tests in [l.strip() for l in ci.splitlines()], ".ci/run must run the README's test command verbatim"
+    assert "set -euo pipefail" in ci
+
+
+def test_readme_demonstration_runs():
+    "The demonstration command after its install step (the package is installed in this environment)."
+    demo, _ = readme_commands()
+    install, run = demo.split(" && ", 1)
+    assert install.strip() == "pip install -e ."
+    assert run.startswith('python -c "') and run.endswith('"')
+    r = subprocess.run([sys.executable, "-c", run[len('python -c "'):-1]], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "DamchaAttention(64, 8): (2, 16, 64)" in r.stdout

@@ -13,7 +13,8 @@ from .metric import head_dim
 from .generator import MetricGenerator, check_tokens, check_padding_mask, context
 
 # %% auto #0
-__all__ = ['MBasedAttention', 'check_attn_mask', 'build_attn_mask', 'DamchaAttention']
+__all__ = ['MBasedAttention', 'check_attn_mask', 'build_attn_mask', 'causal_block_mask', 'extend_cache', 'check_cache_call',
+           'cached_context', 'DamchaAttention']
 
 # %% ../nbs/03_attention.ipynb #449c9dd4
 def check_attn_mask(mask: Tensor, B: int, H: int, T: int) -> Tensor:
@@ -58,6 +59,38 @@ def build_attn_mask(B: int, H: int, T: int,
     return vis | ~alive, alive
 
 # %% ../nbs/03_attention.ipynb #1be615c6
+def causal_block_mask(T: int, # new queries
+                      S: int, # all keys, the new ones last (S >= T)
+                      device=None) -> Tensor: # (T, S) bool, True = visible
+    "Causal visibility of the last `T` of `S` positions: query `j` sees keys `s <= S - T + j`."
+    if S < T: raise ValueError(f"S (all keys) must be >= T (new queries), got S={S}, T={T}")
+    return torch.ones(T, S, dtype=torch.bool, device=device).tril(diagonal=S - T)
+
+def extend_cache(cache: dict, name: str, new: Tensor, dim: int = 2) -> Tensor:
+    "Append `new` to `cache[name]` along the time dimension `dim`, store it and return the whole."
+    full = new if cache.get(name) is None else torch.cat([cache[name], new], dim)
+    cache[name] = full
+    return full
+
+def check_cache_call(cache: dict | None, causal: bool, mask, padding_mask) -> None:
+    "A cache is only for causal decoding of unpadded sequences: a `ValueError` otherwise."
+    if cache is None: return
+    if not isinstance(cache, dict): raise ValueError(f"cache must be a dict (empty at the first call), got {type(cache).__name__}")
+    if not causal: raise ValueError("cache: incremental decoding is causal; call with causal=True")
+    if mask is not None or padding_mask is not None:
+        raise ValueError("cache: incremental decoding takes no mask or padding_mask (decode unpadded prompts)")
+
+# %% ../nbs/03_attention.ipynb #d15c2930
+def cached_context(x: Tensor, # (B, T, D) the new tokens
+                   cache: dict, # holds 'csum' (B, 1, D) and 'cn' (tokens summed so far); updated in place
+                  ) -> Tensor: # (B, T, D) prefix means over everything seen
+    "The causal prefix context of the new tokens, continuing the running sum kept in `cache`."
+    n = cache.get("cn", 0)
+    csum = x.cumsum(1) + cache["csum"] if n else x.cumsum(1)                           # (B, T, D)
+    cache["csum"], cache["cn"] = csum[:, -1:], n + x.shape[1]
+    return csum / torch.arange(n + 1, n + x.shape[1] + 1, device=x.device, dtype=x.dtype).view(1, -1, 1)
+
+# %% ../nbs/03_attention.ipynb #7f080615
 class DamchaAttention(nn.Module):
     "Data-Adaptive Mahalanobis Cross-Head Attention: `(B, T, D) -> (B, T, D)` with queries `x_i m_i` and keys `x_i`."
     def __init__(self, d_model: int, n_heads: int,
@@ -84,16 +117,19 @@ class DamchaAttention(nn.Module):
                 mask: Tensor | None = None, # (T, T), (B, T, T) or (B, H, T, T): bool/int True = visible, float additive
                 padding_mask: Tensor | None = None, # (B, T), True = real token
                 causal: bool = False, # query t sees keys <= t and uses the prefix context c_t
+                cache: dict | None = None, # incremental decoding: x holds only the new tokens (causal, unpadded)
                ) -> Tensor: # (B, T, D)
         B, T, D = check_tokens(x, self.d_model)
         H, dh = self.n_heads, self.dh
+        check_cache_call(cache, causal, mask, padding_mask)
+        if mask is not None: check_attn_mask(mask, B, H, T)
         pm = check_padding_mask(padding_mask, B, T, require_real=True)
         if pm is not None: x = x.masked_fill(~pm.unsqueeze(-1), 0.)                   # padding holds exactly 0
         if metrics is None:
             if self.generator is None:
                 raise ValueError("metrics: this layer has no generator of its own (own_generator=False); pass head metrics "
                                  f"of shape (B, H, dh, dh) = ({B}, {H}, {dh}, {dh}) or (B, T, H, dh, dh)")
-            c = context(x, causal, pm)                                                 # (B, D) or (B, T, D)
+            c = context(x, causal, pm) if cache is None else cached_context(x, cache)  # (B, D) or (B, T, D)
             metrics = self.generator.head_metrics(c)                                   # (B, H, dh, dh) or (B, T, H, dh, dh)
             self._last_context = (c[:, -1] if causal else c).detach()                  # (B, D): the final prefix when causal
         elif tuple(metrics.shape) not in ((B, H, dh, dh), (B, T, H, dh, dh)):
@@ -104,7 +140,11 @@ class DamchaAttention(nn.Module):
         else: q = torch.einsum('bhtd,bthde->bhte', k, metrics)                         # (B, H, T, dh), m_i(c_t) per query
         v = rearrange(self.v_proj(x), 'b t (h d) -> b h t d', h=H)                     # (B, H, T, dh)
         p = self.dropout if self.training else 0.0
-        if causal and mask is None and pm is None:
+        if cache is not None:
+            k, v = extend_cache(cache, "k", k), extend_cache(cache, "v", v)           # (B, H, S, dh): keys are x_i, cached
+            cache["n"] = k.shape[2]
+            o = F.scaled_dot_product_attention(q, k, v, attn_mask=causal_block_mask(T, k.shape[2], x.device), dropout_p=p)
+        elif causal and mask is None and pm is None:
             o = F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)   # (B, H, T, dh)
         else:
             attn_mask, alive = build_attn_mask(B, H, T, mask, pm, causal, device=x.device, dtype=q.dtype)

@@ -232,7 +232,7 @@ class TransformerPC(nn.Module):
 
     def get_M_matrices(self) -> list[Tensor]: return self.stack.get_M_matrices()
 
-# %% ../nbs/06_models.ipynb #4f4ab933
+# %% ../nbs/06_models.ipynb #08791a5b
 def param_counts(model: nn.Module) -> dict[str, int]:
     "Parameters of `model`: total, inside attention modules (generators included), inside metric generators."
     attn_types = tuple(ATTENTIONS.values())

@@ -90,13 +90,34 @@ def _cmd_train(args) -> int:
     return 0
 
 # %% ../nbs/11_cli.ipynb #83bcb686
+def _compare_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("compare", help="run a comparison preset and print its table",
+                       description="Run the comparisons of the experiments chapter; results go to OUT (results.jsonl, summary.md, summary.csv, figures).")
+    p.error = lambda message: p.exit(2, f"damcha compare: error: {message}\n")
+    p.add_argument("--preset", choices=("quick", "seed"), default="quick", help="quick: minutes on a CPU, no files; seed: the full comparison (needs the PTB files)")
+    p.add_argument("--out", default=None, help="output directory (default: runs/compare-PRESET)")
+    p.add_argument("--dry-run", action="store_true", help="list the runs and stop")
+    p.add_argument("--ptb", default=None, help="directory of ptb.char.valid.txt and ptb.char.test.txt (seed preset)")
+    p.add_argument("--seeds", type=lambda t: tuple(int(v) for v in t.split(",")), default=None, metavar="S1,S2", help="seeds (default: 0 for quick, 0,1,2 for seed)")
+    p.add_argument("--only", default=None, help="run only the experiments or configurations whose name contains this text")
+    p.add_argument("--keep-checkpoints", action="store_true", help="keep each run's checkpoint after its result is written")
+    p.set_defaults(func=_cmd_compare)
+    return p
+
+def _cmd_compare(args) -> int:
+    from damcha.experiments import compare
+    compare(args.preset, args.out or f"runs/compare-{args.preset}", dry_run=args.dry_run, ptb_dir=args.ptb, seeds=args.seeds,
+            keep_checkpoints=args.keep_checkpoints, only=args.only)
+    return 0
+
+# %% ../nbs/11_cli.ipynb #3de13d3c
 def _one_line(e: BaseException) -> str: return " ".join(str(e).split())
 
 def main(argv: list[str] | None = None) -> int:
-    "The `damcha` command: `damcha train ...`."
+    "The `damcha` command: `damcha train ...`, `damcha compare ...`."
     parser = _Parser(prog="damcha", description="Data-Adaptive Mahalanobis Cross-Head Attention: train and measure.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _train_parser(sub)
+    _train_parser(sub); _compare_parser(sub)
     args = parser.parse_args(argv)
     if args.command is None: parser.print_help(); return 2
     from damcha.train import NonFiniteLossError

@@ -100,11 +100,15 @@ class DamchaAttention(nn.Module):
                  bias: bool = True, # biases of the value and output projections
                  own_generator: bool = True, # False: the layer expects `metrics` from a shared generator
                  mlp_dropout: float = 0.0, # dropout inside the generator
+                 chunk_size: int | str | None = "auto", # causal queries in chunks of this many tokens ('auto': ~2^22 metric entries; None: plain)
                  **generator_kwargs, # rank, layer_bias, n_layers, off_diag_mode, prior_std: see `MetricGenerator`
                 ):
         super().__init__()
         self.dh = head_dim(d_model, n_heads)
         if not 0.0 <= dropout < 1.0: raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        if not (chunk_size is None or chunk_size == "auto" or (isinstance(chunk_size, int) and not isinstance(chunk_size, bool) and chunk_size >= 1)):
+            raise ValueError(f"chunk_size must be a positive int, 'auto' or None, got {chunk_size!r}")
+        self.chunk_size = chunk_size
         self.d_model, self.n_heads, self.dropout = d_model, n_heads, dropout
         self.v_proj = nn.Linear(d_model, d_model, bias=bias)
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)
@@ -130,14 +134,20 @@ class DamchaAttention(nn.Module):
                 raise ValueError("metrics: this layer has no generator of its own (own_generator=False); pass head metrics "
                                  f"of shape (B, H, dh, dh) = ({B}, {H}, {dh}, {dh}) or (B, T, H, dh, dh)")
             c = context(x, causal, pm) if cache is None else cached_context(x, cache)  # (B, D) or (B, T, D)
-            metrics = self.generator.head_metrics(c)                                   # (B, H, dh, dh) or (B, T, H, dh, dh)
             self._last_context = (c[:, -1] if causal else c).detach()                  # (B, D): the final prefix when causal
+            if causal and self.chunk_size is not None:                                 # per-query metrics, a chunk at a time
+                q = self.generator.head_queries(rearrange(x, 'b t (h d) -> b t h d', h=H), c, chunk_size=self.query_chunk())
+                q = q.transpose(1, 2)                                                  # (B, H, T, dh)
+            else: metrics = self.generator.head_metrics(c)                             # (B, H, dh, dh) or (B, T, H, dh, dh)
         elif tuple(metrics.shape) not in ((B, H, dh, dh), (B, T, H, dh, dh)):
             raise ValueError(f"metrics must have shape (B, H, dh, dh) = ({B}, {H}, {dh}, {dh}) or (B, T, H, dh, dh) = "
                              f"({B}, {T}, {H}, {dh}, {dh}), got {tuple(metrics.shape)}")
         k = rearrange(x, 'b t (h d) -> b h t d', h=H)                                  # (B, H, T, dh): raw head slices
-        if metrics.ndim == 4: q = torch.einsum('bhtd,bhde->bhte', k, metrics)         # (B, H, T, dh)
-        else: q = torch.einsum('bhtd,bthde->bhte', k, metrics)                         # (B, H, T, dh), m_i(c_t) per query
+        if metrics is None: pass                                                       # q from head_queries
+        elif metrics.ndim == 4: q = torch.einsum('bhtd,bhde->bhte', k, metrics)       # (B, H, T, dh)
+        else:                                                                          # m_i(c_t) per query: one small product per token and head
+            xt = rearrange(x, 'b t (h d) -> (b t h) 1 d', h=H)                         # (B T H, 1, dh), a view
+            q = torch.bmm(xt, metrics.reshape(B * T * H, dh, dh)).view(B, T, H, dh).transpose(1, 2)  # (B, H, T, dh)
         v = rearrange(self.v_proj(x), 'b t (h d) -> b h t d', h=H)                     # (B, H, T, dh)
         p = self.dropout if self.training else 0.0
         if cache is not None:
@@ -151,6 +161,13 @@ class DamchaAttention(nn.Module):
             o = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=p)  # (B, H, T, dh)
             if alive is not None: o = o * alive                                        # rows with no visible key -> 0
         return self.out_proj(rearrange(o, 'b h t d -> b t (h d)'))                     # (B, T, D)
+
+    def query_chunk(self) -> int | None:
+        "Tokens per chunk of the causal queries (`chunk_size` with 'auto' resolved to about 2^22 metric entries), or None."
+        if self.chunk_size == "auto": return max(1, 2 ** 22 // (self.d_model * self.dh))
+        return self.chunk_size
+
+    def extra_repr(self) -> str: return f"d_model={self.d_model}, n_heads={self.n_heads}, chunk_size={self.chunk_size!r}"
 
     @torch.no_grad()
     def get_M_matrices(self) -> Tensor:

@@ -111,13 +111,26 @@ def _cmd_compare(args) -> int:
     return 0
 
 # %% ../nbs/11_cli.ipynb #3de13d3c
+def _bench_parser(sub) -> argparse.ArgumentParser:
+    from damcha.bench import add_bench_arguments
+    p = sub.add_parser("bench", help="time, FLOP/s and memory of every attention against SDPA MHA",
+                       description="Forward + backward of every attention at three shapes, against SDPA MHA and this machine's GEMM speed.")
+    p.error = lambda message: p.exit(2, f"damcha bench: error: {message}\n")
+    add_bench_arguments(p); p.set_defaults(func=_cmd_bench)
+    return p
+
+def _cmd_bench(args) -> int:
+    from damcha.bench import run_from_args
+    return run_from_args(args)
+
+# %% ../nbs/11_cli.ipynb #f83a52a5
 def _one_line(e: BaseException) -> str: return " ".join(str(e).split())
 
 def main(argv: list[str] | None = None) -> int:
-    "The `damcha` command: `damcha train ...`, `damcha compare ...`."
+    "The `damcha` command: `damcha train ...`, `damcha compare ...`, `damcha bench ...`."
     parser = _Parser(prog="damcha", description="Data-Adaptive Mahalanobis Cross-Head Attention: train and measure.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _train_parser(sub); _compare_parser(sub)
+    _train_parser(sub); _compare_parser(sub); _bench_parser(sub)
     args = parser.parse_args(argv)
     if args.command is None: parser.print_help(); return 2
     from damcha.train import NonFiniteLossError

@@ -13,7 +13,8 @@ from torch import Tensor
 from .metric import head_dim, blocks, rowsum
 
 # %% auto #0
-__all__ = ['StructuredMLPForM', 'check_tokens', 'check_padding_mask', 'context', 'MetricGenerator']
+__all__ = ['StructuredMLPForM', 'check_tokens', 'check_padding_mask', 'context', 'MetricGenerator', 'MetricQueries',
+           'metric_queries']
 
 # %% ../nbs/01_generator.ipynb #935294e9
 def check_tokens(x: Tensor, d_model: int | None = None, name: str = "x") -> tuple[int, int, int]:
@@ -164,6 +165,25 @@ def _full_metric(self: MetricGenerator,
 MetricGenerator.full_metric = _full_metric
 
 # %% ../nbs/01_generator.ipynb #411784d6
+def _affine_map(self: MetricGenerator) -> tuple[Tensor, Tensor] | None:
+    "`(W_eff, b_eff)`, `(H, dh, dh, n_h)` and `(H, dh, dh)`, with `m_i(c) = W_eff[i] h(c) + b_eff[i]`; None when `m` is not affine in `h`."
+    if not self.use_mlp or self.rank is not None: return None                      # static, or U V^T: not affine in h
+    H, dh = self.n_heads, self.dh
+    sd, so = self.diag_scale, self.off_diag_scale
+    W, b = self.out.weight, self.out.bias
+    if self.mode == "mlp":
+        Wb, bb = W.view(H, dh, H, dh, -1), b.view(H, dh, H, dh)                    # block views of the last layer
+        Weff, beff = Wb.sum(2), bb.sum(2)                                          # (H, dh, dh, n_h), (H, dh, dh)
+        if so != 1.0: Weff, beff = so * Weff, so * beff
+        if sd != so:
+            Weff = Weff + (sd - so) * torch.einsum('iaibk->iabk', Wb)
+            beff = beff + (sd - so) * torch.einsum('iaib->iab', bb)
+        return Weff, beff
+    GW, Gb = W.view(H, dh, dh, -1), b.view(H, dh, dh)                              # the map to the diagonal blocks G
+    if self.mode == "separate_B": return (GW if sd == 1.0 else sd * GW), sd * Gb + so * self._off_B().sum(1)
+    beta = sd * torch.eye(H, dtype=W.dtype, device=W.device) + so * self._alpha_off().sum(1)  # (H, H): m_i = sum_k beta_ik G_k
+    return torch.einsum('ik,kabn->iabn', beta, GW), torch.einsum('ik,kab->iab', beta, Gb)
+
 def _head_metrics(self: MetricGenerator,
                   c: Tensor, # (..., D) context: (B, D) per sequence or (B, T, D) per query
                   layer: int = 0, # which layer's scale, for layer_bias
@@ -177,9 +197,8 @@ def _head_metrics(self: MetricGenerator,
         m = so * Mb.sum(2) + (sd - so) * torch.einsum('iaib->iab', Mb)             # (H, dh, dh)
         return m.expand(*c.shape[:-1], H, dh, dh)
     h = self._hidden(c)                                                            # (..., n_h)
-    W, b = self.out.weight, self.out.bias
     if self.rank is not None:
-        r = self.rank
+        W, b, r = self.out.weight, self.out.bias, self.rank
         Wu, Wv = W[:D*r], W[D*r:].view(H, dh, r, -1)                               # (D r, n_h), (H, dh, r, n_h)
         bu, bv = b[:D*r], b[D*r:].view(H, dh, r)
         U = F.linear(h, Wu, bu).unflatten(-1, (H, dh, r))                          # (..., H, dh, r)
@@ -189,17 +208,8 @@ def _head_metrics(self: MetricGenerator,
         s = self._scale(layer)
         if s is not None: U = U * s
         return U @ Vt.transpose(-1, -2) / math.sqrt(r)                             # (..., H, dh, dh)
-    if self.mode == "mlp":
-        Wb, bb = W.view(H, dh, H, dh, -1), b.view(H, dh, H, dh)                    # block views of the last layer
-        Weff, beff = so * Wb.sum(2), so * bb.sum(2)                                # (H, dh, dh, n_h), (H, dh, dh)
-        if sd != so:
-            Weff = Weff + (sd - so) * torch.einsum('iaibk->iabk', Wb)
-            beff = beff + (sd - so) * torch.einsum('iaib->iab', bb)
-        return F.linear(h, Weff.flatten(0, 2), beff.flatten()).unflatten(-1, (H, dh, dh))  # (..., H, dh, dh)
-    G = self.out(h).unflatten(-1, (H, dh, dh))                                     # (..., H, dh, dh): diagonal blocks
-    if self.mode == "separate_B": return sd * G + so * self._off_B().sum(1)
-    beta = sd * torch.eye(H, dtype=G.dtype, device=G.device) + so * self._alpha_off().sum(1)  # (H, H)
-    return torch.einsum('ik,...kab->...iab', beta, G)
+    Weff, beff = self._affine_map()
+    return F.linear(h, Weff.flatten(0, 2), beff.flatten()).unflatten(-1, (H, dh, dh))  # (..., H, dh, dh)
 
 def _forward(self: MetricGenerator,
              x: Tensor, # (B, T, D) tokens
@@ -210,7 +220,7 @@ def _forward(self: MetricGenerator,
     "Head metrics from the tokens themselves: `head_metrics(context(x, causal, padding_mask))`."
     return self.head_metrics(context(x, causal, padding_mask), layer)
 
-MetricGenerator.head_metrics, MetricGenerator.forward = _head_metrics, _forward
+MetricGenerator._affine_map, MetricGenerator.head_metrics, MetricGenerator.forward = _affine_map, _head_metrics, _forward
 StructuredMLPForM = MetricGenerator
 
 # %% ../nbs/01_generator.ipynb #d4f7da09
@@ -233,3 +243,85 @@ def _block_scales(self: MetricGenerator, diag: float = 1.0, off_diag: float = 1.
     finally: self.diag_scale, self.off_diag_scale = old
 
 MetricGenerator.block_scales = _block_scales
+
+# %% ../nbs/01_generator.ipynb #fd193d57
+class MetricQueries(torch.autograd.Function):
+    "`q[r, i] = x[r, i] @ (W h[r] + b)[i]` for N tokens, `chunk` at a time; the backward recomputes the chunks' metrics."
+    @staticmethod
+    def forward(ctx, xh, h, W, b, chunk): # (N, H, dh), (N, n_h), (H dh dh, n_h), (H, dh, dh), int -> (N, H, dh)
+        N, H, dh = xh.shape
+        with torch.autocast(xh.device.type, enabled=False):
+            q = torch.bmm(xh.transpose(0, 1), b).transpose(0, 1).contiguous()      # (N, H, dh): x_i b_i
+            buf = xh.new_empty(min(chunk, N), H * dh * dh)                         # one chunk of metrics, reused
+            for r0 in range(0, N, chunk):
+                R = min(chunk, N - r0); rows = slice(r0, r0 + R)
+                m = torch.mm(h[rows], W.t(), out=buf[:R]).view(R * H, dh, dh)    # (R H, dh, dh): W h_r
+                qr = q[rows].view(R * H, 1, dh)
+                torch.baddbmm(qr, xh[rows].reshape(R * H, 1, dh), m, out=qr)       # q += x_i (W h_r)_i
+        ctx.save_for_backward(xh, h, W, b)
+        ctx.chunk = chunk
+        ctx.last = buf if any(ctx.needs_input_grad[:4]) else None                  # holds the last chunk's metrics
+        return q
+
+    @staticmethod
+    def backward(ctx, gq): # (N, H, dh)
+        xh, h, W, b = ctx.saved_tensors
+        chunk, (N, H, dh) = ctx.chunk, xh.shape
+        need_x, need_h, need_W, need_b = ctx.needs_input_grad[:4]
+        gx = gh = gW = gb = None
+        with torch.autocast(xh.device.type, enabled=False):
+            gq = gq.contiguous()
+            if need_x: gx = torch.bmm(gq.transpose(0, 1), b.transpose(1, 2)).transpose(0, 1).contiguous()  # (N, H, dh): b_i g
+            if need_b: gb = torch.bmm(xh.permute(1, 2, 0), gq.transpose(0, 1))       # (H, dh, dh): sum_r x_i^T g_i
+            if need_h: gh = torch.empty_like(h)                                      # (N, n_h)
+            if need_W: gW = torch.empty_like(W)                                      # (H dh dh, n_h)
+            last, ctx.last = ctx.last, None                                          # usable once (a second backward recomputes)
+            buf = last if last is not None else xh.new_empty(min(chunk, N), H * dh * dh)
+            for j, r0 in enumerate(range(0, N, chunk)[::-1]):                        # the last chunk first: its metrics are in buf
+                R = min(chunk, N - r0); rows = slice(r0, r0 + R)
+                g = gq[rows]                                                         # (R, H, dh)
+                if need_x:
+                    if j == 0 and last is not None: m = buf[:R].view(R * H, dh, dh)  # kept from the forward pass
+                    else: m = torch.mm(h[rows], W.t(), out=buf[:R]).view(R * H, dh, dh)  # recomputed chunk of metrics
+                    gxr = gx[rows].view(R * H, 1, dh)
+                    torch.baddbmm(gxr, g.view(R * H, 1, dh), m.transpose(1, 2), out=gxr)  # gx += m g
+                if need_h or need_W:
+                    gm = torch.mul(xh[rows].unsqueeze(-1), g.unsqueeze(-2), out=buf[:R].view(R, H, dh, dh)).view(R, -1)  # (R, H dh dh): x_i g_i^T
+                    if need_h: torch.mm(gm, W, out=gh[rows])
+                    if need_W:
+                        if j == 0: torch.mm(gm.t(), h[rows], out=gW)
+                        else: torch.addmm(gW, gm.t(), h[rows], out=gW)
+        return gx, gh, gW, gb, None
+
+def metric_queries(xh: Tensor, # (N, H, dh) head slices x_i, one row per token
+                   h: Tensor, # (N, n_h) the generator's last hidden activation for each token's context
+                   W: Tensor, # (H, dh, dh, n_h) the affine map to the head metrics
+                   b: Tensor, # (H, dh, dh) its bias
+                   chunk_size: int, # tokens per chunk
+                  ) -> Tensor: # (N, H, dh)
+    "`q_i = x_i (W_i h + b_i)` for every token, holding at most `chunk_size` tokens' metrics at a time."
+    if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive int (tokens per chunk), got {chunk_size!r}")
+    if torch.is_autocast_enabled(xh.device.type):                                  # compute in the autocast dtype, as a matmul would
+        dt = torch.get_autocast_dtype(xh.device.type)
+        xh, h, W, b = xh.to(dt), h.to(dt), W.to(dt), b.to(dt)
+    dt = torch.promote_types(torch.promote_types(xh.dtype, h.dtype), W.dtype)
+    return MetricQueries.apply(xh.to(dt), h.to(dt), W.flatten(0, 2).to(dt), b.to(dt), chunk_size)
+
+def _head_queries(self: MetricGenerator,
+                  xh: Tensor, # (..., H, dh) head slices x_i
+                  c: Tensor, # (..., D) one context per row of xh
+                  layer: int = 0, # which layer's scale, for layer_bias
+                  chunk_size: int | None = None, # tokens per chunk; None: all head metrics at once, then one einsum
+                 ) -> Tensor: # (..., H, dh)
+    "Queries `q_i = x_i m_i(c)`; with `chunk_size`, no more than `chunk_size` rows' metrics exist at any time."
+    H, dh = self.n_heads, self.dh
+    if xh.shape[-2:] != (H, dh) or xh.shape[:-2] != c.shape[:-1]:
+        raise ValueError(f"xh must have shape (..., H, dh) = (..., {H}, {dh}) with the leading shape of c {tuple(c.shape[:-1])}, got {tuple(xh.shape)}")
+    aff = None if chunk_size is None else self._affine_map()
+    if aff is None: return torch.einsum('...ia,...iae->...ie', xh, self.head_metrics(c, layer))  # plain, static or low rank
+    h, (W, b) = self._hidden(c), aff                                               # (..., n_h)
+    q = metric_queries(xh.reshape(-1, H, dh), h.reshape(-1, h.shape[-1]), W, b, chunk_size)  # (N, H, dh)
+    return q.view(xh.shape)
+
+MetricGenerator.head_queries = _head_queries

@@ -286,9 +286,11 @@ def mahalanobis_sdpa(z: Tensor, # (B, H, T, d) projected tokens: queries and key
     w = max(d + 1, dv)                                                             # one width for q, k and v
     mz = torch.einsum('bhsd,hde->bhse', zk, M)                                     # (B, H, S, d): M z_k
     nk = (zk * mz).sum(-1, keepdim=True)                                           # (B, H, S, 1): n_k = z_k^T M z_k
-    q = F.pad(torch.cat([z, torch.ones_like(z[..., :1])], -1), (0, w - d - 1))     # (B, H, T, w): [z_q, 1, 0...]
-    k = F.pad(torch.cat([mz, -0.5 * nk], -1), (0, w - d - 1))                      # (B, H, S, w): [M z_k, -n_k/2, 0...]
-    o = F.scaled_dot_product_attention(q, k, F.pad(v, (0, w - dv)), attn_mask=attn_mask, dropout_p=dropout_p,
+    q = torch.cat([z, torch.ones_like(z[..., :1])], -1)                            # (B, H, T, d+1): [z_q, 1]
+    k = torch.cat([mz, -0.5 * nk], -1)                                             # (B, H, S, d+1): [M z_k, -n_k/2]
+    if w > d + 1: q, k = F.pad(q, (0, w - d - 1)), F.pad(k, (0, w - d - 1))        # (B, H, T|S, w): zeros appended
+    if w > dv: v = F.pad(v, (0, w - dv))                                           # (B, H, S, w)
+    o = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=dropout_p,
                                        is_causal=is_causal, scale=1.0 / tau)       # (B, H, T, w)
     return o[..., :dv]                                                             # (B, H, T, dv)
 
@@ -322,8 +324,14 @@ class MahalanobisAttention(nn.Module):
                                       else DenseMetric(self.dh, eps) for h in range(n_heads)])
 
     def metric_matrices(self) -> Tensor: # (H, dh, dh)
-        "Every head's metric `M_h`."
-        return torch.stack([met.matrix() for met in self.metrics])                  # (H, dh, dh)
+        "Every head's metric `M_h` (matroidal heads with equal `m` and `eps`: one batched product for all of them)."
+        mets = list(self.metrics)
+        if self.metric == "matroidal" and len({(met.m, met.eps) for met in mets}) == 1 and mets[0].m > 0:
+            A = torch.stack([met.A for met in mets])                                   # (H, dh, m)
+            l = torch.stack([met.weights for met in mets])                             # (H, m)
+            eye = torch.eye(self.dh, device=A.device, dtype=A.dtype)
+            return torch.baddbmm(mets[0].eps * eye, A * l.unsqueeze(1), A.transpose(1, 2))  # (H, dh, dh): A diag(l) A^T + eps I
+        return torch.stack([met.matrix() for met in mets])                          # (H, dh, dh)
 
     def metric_parameters(self) -> int:
         "Learned numbers in the metrics: `H * m` (matroidal) or `H * dh^2` (dense)."

@@ -14,7 +14,7 @@ from .generator import MetricGenerator, check_tokens, check_padding_mask, contex
 
 # %% auto #0
 __all__ = ['MBasedAttention', 'check_attn_mask', 'build_attn_mask', 'causal_block_mask', 'extend_cache', 'check_cache_call',
-           'cached_context', 'DamchaAttention']
+           'prepare_call', 'cached_context', 'DamchaAttention']
 
 # %% ../nbs/03_attention.ipynb #449c9dd4
 def check_attn_mask(mask: Tensor, B: int, H: int, T: int) -> Tensor:
@@ -80,6 +80,21 @@ def check_cache_call(cache: dict | None, causal: bool, mask, padding_mask) -> No
     if mask is not None or padding_mask is not None:
         raise ValueError("cache: incremental decoding takes no mask or padding_mask (decode unpadded prompts)")
 
+def prepare_call(x: Tensor, # (B, T, D) tokens
+                 d_model: int, n_heads: int,
+                 mask: Tensor | None = None, # (T, T), (B, T, T) or (B, H, T, T)
+                 padding_mask: Tensor | None = None, # (B, T), True = real token
+                 causal: bool = False,
+                 cache: dict | None = None,
+                ) -> tuple[Tensor, Tensor | None]: # x with padded tokens set to 0, and the (B, T) bool padding mask or None
+    "Validate one call of an attention layer (a `ValueError` naming the bad argument) and zero the padded tokens."
+    B, T, D = check_tokens(x, d_model)
+    check_cache_call(cache, causal, mask, padding_mask)
+    if mask is not None: check_attn_mask(mask, B, n_heads, T)
+    pm = check_padding_mask(padding_mask, B, T, require_real=True)
+    if pm is not None: x = x.masked_fill(~pm.unsqueeze(-1), 0.)                       # padding holds exactly 0
+    return x, pm
+
 # %% ../nbs/03_attention.ipynb #d15c2930
 def cached_context(x: Tensor, # (B, T, D) the new tokens
                    cache: dict, # holds 'csum' (B, 1, D) and 'cn' (tokens summed so far); updated in place
@@ -125,10 +140,7 @@ class DamchaAttention(nn.Module):
                ) -> Tensor: # (B, T, D)
         B, T, D = check_tokens(x, self.d_model)
         H, dh = self.n_heads, self.dh
-        check_cache_call(cache, causal, mask, padding_mask)
-        if mask is not None: check_attn_mask(mask, B, H, T)
-        pm = check_padding_mask(padding_mask, B, T, require_real=True)
-        if pm is not None: x = x.masked_fill(~pm.unsqueeze(-1), 0.)                   # padding holds exactly 0
+        x, pm = prepare_call(x, self.d_model, H, mask, padding_mask, causal, cache)    # checked; padding holds exactly 0
         if metrics is None:
             if self.generator is None:
                 raise ValueError("metrics: this layer has no generator of its own (own_generator=False); pass head metrics "

@@ -13,29 +13,14 @@ from torch import Tensor
 from einops import rearrange
 from .metric import head_dim
 from .generator import check_tokens, check_padding_mask
-from .attention import check_attn_mask, build_attn_mask, causal_block_mask, extend_cache, check_cache_call
+from .attention import check_attn_mask, build_attn_mask, causal_block_mask, extend_cache, check_cache_call, prepare_call
 
 # %% auto #0
-__all__ = ['HEAD_KINDS', 'prepare_call', 'attention_mask', 'sdpa_attend', 'masked_softmax', 'visible_keys', 'MultiHeadAttention',
+__all__ = ['HEAD_KINDS', 'attention_mask', 'sdpa_attend', 'masked_softmax', 'visible_keys', 'MultiHeadAttention',
            'TalkingHeadsAttention', 'compose', 'DCMHAttention', 'CollaborativeAttention', 'MixtureOfAttentionHeads',
            'mixed_head_mask', 'MixedMultiHeadAttention']
 
 # %% ../nbs/05_baselines.ipynb #64570254
-def prepare_call(x: Tensor, # (B, T, D) tokens
-                 d_model: int, n_heads: int,
-                 mask: Tensor | None = None, # (T, T), (B, T, T) or (B, H, T, T)
-                 padding_mask: Tensor | None = None, # (B, T), True = real token
-                 causal: bool = False,
-                 cache: dict | None = None,
-                ) -> tuple[Tensor, Tensor | None]: # x with padded tokens set to 0, and the (B, T) bool padding mask or None
-    "Validate one call of an attention layer (a `ValueError` naming the bad argument) and zero the padded tokens."
-    B, T, D = check_tokens(x, d_model)
-    check_cache_call(cache, causal, mask, padding_mask)
-    if mask is not None: check_attn_mask(mask, B, n_heads, T)
-    pm = check_padding_mask(padding_mask, B, T, require_real=True)
-    if pm is not None: x = x.masked_fill(~pm.unsqueeze(-1), 0.)                       # padding holds exactly 0
-    return x, pm
-
 def attention_mask(B: int, H: int, T: int, # batch, heads, new queries
                    S: int, # keys (S = T without a cache)
                    mask: Tensor | None = None, # user mask; with `cached`, an internal bool (B|1, H|1, T, S) mask

@@ -17,7 +17,7 @@ from torch import Tensor
 from einops import rearrange
 from .metric import head_dim
 from .generator import check_tokens, check_padding_mask
-from .attention import build_attn_mask, causal_block_mask, extend_cache, check_cache_call
+from .attention import build_attn_mask, causal_block_mask, extend_cache, check_cache_call, prepare_call
 
 # %% auto #0
 __all__ = ['GRAPH_KINDS', 'graph_edges', 'incidence_matrix', 'tu_brute_force', 'tu_two_per_column', 'is_totally_unimodular',
@@ -345,9 +345,7 @@ class MahalanobisAttention(nn.Module):
                ) -> Tensor: # (B, T, D)
         B, T, D = check_tokens(x, self.d_model)
         H = self.n_heads
-        check_cache_call(cache, causal, mask, padding_mask)
-        pm = check_padding_mask(padding_mask, B, T, require_real=True)
-        if pm is not None: x = x.masked_fill(~pm.unsqueeze(-1), 0.)                   # padding holds exactly 0
+        x, pm = prepare_call(x, self.d_model, H, mask, padding_mask, causal, cache)    # checked; padding holds exactly 0
         z = rearrange(self.z_proj(x), 'b t (h d) -> b h t d', h=H)                     # (B, H, T, dh)
         v = rearrange(self.v_proj(x), 'b t (h d) -> b h t d', h=H)                     # (B, H, T, dh)
         M = self.metric_matrices()                                                     # (H, dh, dh)

@@ -4,13 +4,14 @@
 
 # %% ../nbs/10_bench.ipynb #c0467bb3
 from __future__ import annotations
-import argparse, contextlib, json, math, os, platform, statistics, sys, time
+import argparse, collections, contextlib, json, math, os, platform, statistics, sys, time
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from typing import Callable
 import torch
 import torch.nn as nn
 from torch import Tensor
+from torch.utils._python_dispatch import TorchDispatchMode
 from einops import rearrange
 from .metric import head_dim
 from .attention import DamchaAttention
@@ -19,8 +20,9 @@ from .baselines import MultiHeadAttention
 
 # %% auto #0
 __all__ = ['SHAPES', 'QUICK_SHAPES', 'PAIRWISE_LIMIT', 'Shape', 'PairwiseMahalanobis', 'Candidate', 'candidates', 'gemm_step',
-           'time_rounds', 'step_flops', 'derived_flops', 'make_step', 'step_memory', 'step_breakdown', 'run_bench',
-           'evaluate_targets', 'format_table', 'add_bench_arguments', 'run_from_args', 'bench_main']
+           'time_rounds', 'stream_steps', 'step_flops', 'derived_flops', 'make_step', 'GemmRecorder', 'gemm_flops',
+           'replay_gemms', 'step_gemms', 'step_memory', 'step_breakdown', 'thp_active', 'run_bench', 'evaluate_targets',
+           'limits', 'format_table', 'add_bench_arguments', 'run_from_args', 'bench_main']
 
 # %% ../nbs/10_bench.ipynb #3afe2263
 @dataclass
@@ -138,6 +140,14 @@ def time_rounds(fns: dict[str, Callable[[], object]], # name -> a call to time
     return times
 
 # %% ../nbs/10_bench.ipynb #7f0f0b5f
+def stream_steps(device, mib: int | None = None) -> dict[str, tuple[Callable[[], object], int]]:
+    "`{'read': (fn, bytes), 'write': (fn, bytes)}`: a sum over `mib` MiB of float32 and a fill of another `mib` MiB (256 on CPU, 1024 on GPU)."
+    device = torch.device(device)
+    n = (mib or (1024 if device.type == "cuda" else 256)) * 2 ** 18                   # float32 elements
+    a, b = torch.ones(n, device=device), torch.zeros(n, device=device)              # both touched: no page faults in the timing
+    return {"read": (lambda: a.sum(), 4 * n), "write": (lambda: b.fill_(1.0), 4 * n)}
+
+# %% ../nbs/10_bench.ipynb #25d3d279
 def step_flops(fn: Callable[[], object]) -> int:
     "FLOPs of `fn()` counted by `FlopCounterMode`, with SDPA on its math backend (which the counter understands)."
     from torch.utils.flop_counter import FlopCounterMode
@@ -163,7 +173,7 @@ def derived_flops(name: str, shape: Shape) -> int | None:
     if name == "dense": return 18 * N * D * D + 6 * H * dh ** 3 + 6 * N * D * dh + core_w
     return None
 
-# %% ../nbs/10_bench.ipynb #6ae2be0c
+# %% ../nbs/10_bench.ipynb #8517c310
 def make_step(c: Candidate, x: Tensor, # (B, T, D) input, requires grad
               dtype=torch.float32, # bfloat16: forward under torch.autocast
              ) -> Callable[[], None]:
@@ -179,7 +189,65 @@ def make_step(c: Candidate, x: Tensor, # (B, T, D) input, requires grad
         y.backward(g.to(y.dtype))
     return step
 
-# %% ../nbs/10_bench.ipynb #8517c310
+# %% ../nbs/10_bench.ipynb #2fad002e
+_GEMMS = ("mm", "addmm", "bmm", "baddbmm")
+
+@dataclass(frozen=True)
+class _Layout:
+    "How a recorded tensor was laid out: enough to make a fresh one like it."
+    shape: tuple
+    stride: tuple
+    dtype: torch.dtype
+    device: torch.device
+
+    def make(self) -> Tensor:
+        "Random values with this layout (expanded strides share storage, as in the original)."
+        n = 1 + sum((k - 1) * st for k, st in zip(self.shape, self.stride)) if all(self.shape) else 0
+        return torch.randn(n, dtype=self.dtype, device=self.device).as_strided(self.shape, self.stride)
+
+def _layout(a): return _Layout(tuple(a.shape), tuple(a.stride()), a.dtype, a.device) if isinstance(a, Tensor) else a
+
+class GemmRecorder(TorchDispatchMode):
+    "While active, records every matrix product dispatched (forward and backward): `(op, arg layouts, kwarg layouts)`."
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func.overloadpacket.__name__ in _GEMMS:
+            self.calls.append((func, tuple(_layout(a) for a in args), tuple(sorted((k, _layout(v)) for k, v in kwargs.items()))))
+        return func(*args, **kwargs)
+
+def gemm_flops(name: str, args: tuple) -> int:
+    "FLOPs of one product: `mm(a, b)`, `addmm(c, a, b)`, `bmm(a, b)`, `baddbmm(c, a, b)` (2 per multiply-add)."
+    a, b = (args[0], args[1]) if name in ("mm", "bmm") else (args[1], args[2])
+    batch = a.shape[0] if name in ("bmm", "baddbmm") else 1
+    return 2 * batch * a.shape[-2] * a.shape[-1] * b.shape[-1]
+
+def replay_gemms(calls: list, # from `GemmRecorder.calls`
+                 repeats: int = 3, # timed runs of each distinct product (median)
+                 device="cpu") -> tuple[float, int]: # (seconds, FLOPs)
+    "Time and FLOPs of the recorded products, each distinct one run alone on fresh operands of the same layouts."
+    seconds, flops = 0.0, 0
+    for (func, args, kwargs), count in collections.Counter(calls).items():
+        a = [x.make() if isinstance(x, _Layout) else x for x in args]
+        kw = {k: v.make() if isinstance(v, _Layout) else v for k, v in kwargs}
+        ts = []
+        for r in range(repeats + 1):                                                   # one warm-up run
+            _sync(device); t0 = time.perf_counter()
+            func(*a, **kw)
+            _sync(device); ts.append(time.perf_counter() - t0)
+        seconds += count * statistics.median(ts[1:])
+        flops += count * gemm_flops(func.overloadpacket.__name__, args)
+    return seconds, flops
+
+def step_gemms(step: Callable[[], None], repeats: int = 3, device="cpu") -> tuple[float, int]:
+    "`replay_gemms` of the products one `step()` dispatches: `(seconds, FLOPs)` of its matrix products alone."
+    with GemmRecorder() as rec: step()
+    return replay_gemms(rec.calls, repeats, device)
+
+# %% ../nbs/10_bench.ipynb #669c9ca1
 @contextlib.contextmanager
 def _quiet_stderr():
     "Silence native log lines written to file descriptor 2 (the profiler's start/stop messages)."
@@ -218,7 +286,7 @@ def step_memory(step: Callable[[], None], # one step, which sets parameter gradi
     out["peak"] = float(peak)
     return out
 
-# %% ../nbs/10_bench.ipynb #1e566068
+# %% ../nbs/10_bench.ipynb #e85f7da5
 _MATMUL = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::linear", "aten::addmv", "aten::mv", "aten::dot"}
 def _category(name: str) -> str:
     if name in _MATMUL: return "matmul"
@@ -239,11 +307,16 @@ def step_breakdown(step: Callable[[], None], device="cpu") -> dict[str, float]:
         if e.key.startswith("aten::") or device.type == "cuda": out[_category(e.key)] += us / 1e6
     return out
 
-# %% ../nbs/10_bench.ipynb #669c9ca1
+# %% ../nbs/10_bench.ipynb #79ce9034
+def thp_active() -> bool:
+    "Whether PyTorch allocates large CPU tensors for huge pages (`THP_MEM_ALLOC_ENABLE=1` at the process's first allocation)."
+    return all(torch.empty(2 ** 20).data_ptr() % 4096 == 0 for _ in range(3))          # 4 MiB each: page-aligned only then
+
+# %% ../nbs/10_bench.ipynb #9cce9561
 def _env(device, dtype) -> dict:
     device = torch.device(device)
     env = dict(torch=torch.__version__, python=platform.python_version(), device=str(device), dtype=str(dtype).replace("torch.", ""),
-               threads=torch.get_num_threads(), machine=platform.machine(), thp_alloc=os.environ.get("THP_MEM_ALLOC_ENABLE", ""))
+               threads=torch.get_num_threads(), machine=platform.machine(), thp_alloc=thp_active())
     if device.type == "cuda": env["gpu"] = torch.cuda.get_device_name(device)
     else:
         try: env["cpu"] = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
@@ -266,23 +339,27 @@ def run_bench(shapes: list[Shape] = SHAPES, device="cpu", dtype=torch.float32,
     ref = "bfloat16" if dtype == torch.bfloat16 else "float32"
     res = dict(env=_env(device, dtype), repeats=repeats, warmup=warmup, reference=f"gemm {ref}",
                shapes=[asdict(s) for s in shapes], gemm={}, rows=[], breakdown={})
-    gemm_times = {k: [] for k in gemms}
+    streams = stream_steps(device)
+    gemm_times, stream_times = {k: [] for k in gemms}, {k: [] for k in streams}
     for shape in shapes:
         cands = [c for c in candidates(shape, device) if only is None or c.name in only or c.name == "mha"]
         x = torch.randn(shape.B, shape.T, shape.D, device=device, requires_grad=True)
         steps = {c.name: make_step(c, x, dtype) for c in cands}
         log(f"{shape.name}: timing {len(cands)} candidates, {warmup} + {repeats} rounds")
-        times = time_rounds({**{f"gemm {k}": g[0] for k, g in gemms.items()}, **steps}, repeats, warmup, device)
+        times = time_rounds({**{f"gemm {k}": g[0] for k, g in gemms.items()}, **{f"stream {k}": v[0] for k, v in streams.items()}, **steps},
+                            repeats, warmup, device)
         for k in gemms: gemm_times[k] += times.pop(f"gemm {k}")
+        for k in streams: stream_times[k] += times.pop(f"stream {k}")
         rows = []
         for c in cands:
             log(f"{shape.name}: counting and measuring {c.name}")
             params = [p for p in c.module.parameters() if p.requires_grad]
             flops, mem = step_flops(steps[c.name]), step_memory(steps[c.name], params, device)
+            mm_s, mm_flops = step_gemms(steps[c.name], device=device)
             t = statistics.median(times[c.name])
             row = dict(shape=shape.name, name=c.name, ms=1e3 * t, ms_all=[1e3 * s for s in times[c.name]], gflop=flops / 1e9,
                        derived_gflop=(d / 1e9 if (d := derived_flops(c.name, shape)) is not None else None), peak_mib=mem["peak"] / 2 ** 20,
-                       param_mib=sum(p.numel() * p.element_size() for p in params) / 2 ** 20)
+                       param_mib=sum(p.numel() * p.element_size() for p in params) / 2 ** 20, mm_ms=1e3 * mm_s, mm_gflop=mm_flops / 1e9)
             if "cuda_peak" in mem: row["cuda_peak_mib"] = mem["cuda_peak"] / 2 ** 20
             rows.append(row)
         mha = rows[0]
@@ -294,11 +371,15 @@ def run_bench(shapes: list[Shape] = SHAPES, device="cpu", dtype=torch.float32,
     for k, g in gemms.items():
         res["gemm"][k] = dict(n=round((g[1] / 2) ** (1 / 3)), gflops=g[1] / statistics.median(gemm_times[k]) / 1e9,
                               ms=[1e3 * t for t in gemm_times[k]])
-    for r in res["rows"]: r["frac_gemm"] = r["gflop"] / r["ms"] * 1e3 / res["gemm"][ref]["gflops"]   # against the whole run's median
+    res["stream"] = {k: dict(mib=b / 2 ** 20, gibs=b / 2 ** 30 / statistics.median(stream_times[k]), ms=[1e3 * t for t in stream_times[k]])
+                     for k, (fn, b) in streams.items()}
+    for r in res["rows"]:                                                          # against the whole run's medians
+        r["frac_gemm"] = r["gflop"] / r["ms"] * 1e3 / res["gemm"][ref]["gflops"]
+        r["mm_frac_gemm"] = r["mm_gflop"] / r["mm_ms"] * 1e3 / res["gemm"][ref]["gflops"] if r["mm_ms"] > 0 else float("nan")
     res["wall_s"] = time.perf_counter() - t_start
     return res
 
-# %% ../nbs/10_bench.ipynb #beb9b4f5
+# %% ../nbs/10_bench.ipynb #df3796d1
 def evaluate_targets(res: dict) -> list[dict]:
     "The issue's targets on a `run_bench` result: name, measured value, target, and whether it is met."
     row = {(r["shape"], r["name"]): r for r in res["rows"]}
@@ -317,23 +398,49 @@ def evaluate_targets(res: dict) -> list[dict]:
     if ("decoder", "matroidal m=4d") in row: add("decoder: matroidal m=4d time / MHA time", row["decoder", "matroidal m=4d"]["x_mha"], 1.0, True)
     return out
 
-# %% ../nbs/10_bench.ipynb #e85f7da5
+# %% ../nbs/10_bench.ipynb #0e421b34
+def limits(res: dict) -> list[dict]:
+    "What bounds the targets, from a `run_bench` result: `{'limit': name, 'value': number, 'unit': str}` rows."
+    row = {(r["shape"], r["name"]): r for r in res["rows"]}
+    out = []
+    if ("decoder", "damcha") in row and "mm_frac_gemm" in row["decoder", "damcha"]:
+        d = row["decoder", "damcha"]
+        out.append(dict(limit="decoder: DAMCHA causal, its matrix products alone, FLOP/s / GEMM FLOP/s", value=d["mm_frac_gemm"], unit=""))
+        out.append(dict(limit="decoder: DAMCHA causal, share of the step's time outside its matrix products", value=1 - d["mm_ms"] / d["ms"], unit=""))
+    if all(("vit", n) in row for n in ("mha", "damcha", "damcha shared")) and "stream" in res:
+        m, d, s = row["vit", "mha"], row["vit", "damcha"], row["vit", "damcha shared"]
+        nbytes = (d["param_mib"] - s["param_mib"]) * 2 ** 20                          # the generator's parameters
+        floor = 1e3 * nbytes / 2 ** 30 * (1 / res["stream"]["read"]["gibs"] + 1 / res["stream"]["write"]["gibs"])
+        prods = max(0.0, d.get("mm_ms", 0.0) - s.get("mm_ms", 0.0))                   # the generator's own products, alone
+        out.append(dict(limit="vit: DAMCHA generator, weight read + gradient write at the anchors' bandwidths", value=floor, unit="ms"))
+        out.append(dict(limit="vit: DAMCHA generator, its matrix products alone", value=prods, unit="ms"))
+        out.append(dict(limit="vit: DAMCHA generator, measured (damcha - damcha shared)", value=d["ms"] - s["ms"], unit="ms"))
+        out.append(dict(limit="vit: lower bound of DAMCHA non-causal time / MHA time (damcha shared + traffic + products)", value=(s["ms"] + floor + prods) / m["ms"], unit=""))
+    return out
+
+# %% ../nbs/10_bench.ipynb #567bae7b
 def format_table(res: dict) -> str:
     "The result as Markdown: environment, anchor, one table row per shape and candidate, and the targets."
     env = res["env"]
     lines = [f"device {env['device']} ({env.get('gpu') or env.get('cpu', '')}), {env['threads']} threads, dtype {env['dtype']}, torch {env['torch']}"
-             + (f", THP_MEM_ALLOC_ENABLE={env['thp_alloc']}" if env.get("thp_alloc") else ""),
-             "anchor: " + ", ".join(f"{n}x{n} GEMM {k} {g['gflops']:.1f} GFLOP/s" for k, g in res["gemm"].items() for n in [g["n"]]),
+             + (f", huge-page allocation {'on' if env['thp_alloc'] else 'off'}" if env['device'] == 'cpu' and isinstance(env.get('thp_alloc'), bool) else ""),
+             "anchor: " + ", ".join(f"{n}x{n} GEMM {k} {g['gflops']:.1f} GFLOP/s" for k, g in res["gemm"].items() for n in [g["n"]])
+             + "".join(f", {k} {v['gibs']:.1f} GiB/s ({v['mib']:.0f} MiB)" for k, v in res.get("stream", {}).items()),
              f"median of {res['repeats']} interleaved rounds after {res['warmup']} warm-up; forward + backward of one layer", "",
-             "| shape | attention | ms | x MHA | GFLOP | of GEMM | peak MiB | x MHA | params MiB |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| shape | attention | ms | x MHA | GFLOP | of GEMM | products ms | products of GEMM | peak MiB | x MHA | params MiB |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in res["rows"]:
-        lines.append(f"| {r['shape']} | {r['name']} | {r['ms']:.1f} | {r['x_mha']:.2f} | {r['gflop']:.2f} | {r['frac_gemm']:.2f} | "
+        mm = f"{r['mm_ms']:.1f} | {r['mm_frac_gemm']:.2f}" if "mm_ms" in r else "- | -"
+        lines.append(f"| {r['shape']} | {r['name']} | {r['ms']:.1f} | {r['x_mha']:.2f} | {r['gflop']:.2f} | {r['frac_gemm']:.2f} | {mm} | "
                      f"{r['peak_mib']:.1f} | {r['x_mha_mem']:.2f} | {r['param_mib']:.1f} |")
     targets = evaluate_targets(res)
     if targets:
         lines += ["", "| target | measured | bound | met |", "|---|---:|---:|---|"]
         for t in targets: lines.append(f"| {t['target']} | {t['measured']:.3f} | {t['op']} {t['bound']} | {'yes' if t['met'] else 'no'} |")
+    lims = limits(res)
+    if lims:
+        lines += ["", "| what limits them | value |", "|---|---:|"]
+        for l in lims: lines.append(f"| {l['limit']} | {l['value']:.{1 if l['unit'] else 3}f}{' ' + l['unit'] if l['unit'] else ''} |")
     if res.get("breakdown"):
         b = res["breakdown"]
         lines += ["", f"where the time goes ({b['shape']}, profiled step, self time in ms):", "",
@@ -342,7 +449,7 @@ def format_table(res: dict) -> str:
             if n != "shape": lines.append(f"| {n} | " + " | ".join(f"{1e3 * d[k]:.1f}" for k in ("matmul", "attention kernel", "copy/fill", "other")) + " |")
     return "\n".join(lines)
 
-# %% ../nbs/10_bench.ipynb #a1167fd5
+# %% ../nbs/10_bench.ipynb #2812ebfc
 def add_bench_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     "The options of `damcha bench` on parser `p`."
     p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
@@ -373,13 +480,13 @@ def run_from_args(args: argparse.Namespace, argv: list[str] | None = None) -> in
     dtype = getattr(torch, args.dtype)
     res = run_bench(shapes, device, dtype, args.repeats, args.warmup, args.breakdown, log=lambda s: print(s, file=sys.stderr, flush=True))
     if argv is None: argv = sys.argv[1:][1:] if sys.argv[1:2] == ["bench"] else sys.argv[1:]   # as typed after `damcha bench`
-    thp = os.environ.get("THP_MEM_ALLOC_ENABLE")
-    res["command"] = (f"THP_MEM_ALLOC_ENABLE={thp} " if thp else "") + "damcha bench " + " ".join(argv)
+    off = device.type == "cpu" and not res["env"]["thp_alloc"]                    # the `damcha` command's default is on
+    res["command"] = ("THP_MEM_ALLOC_ENABLE=0 " if off else "") + "damcha bench " + " ".join(argv)
     table = format_table(res)
     print(table)
     if args.out:
         out = Path(args.out); out.mkdir(parents=True, exist_ok=True)
-        stem = device.type + ("-bf16" if dtype == torch.bfloat16 else "") + ("-thp" if thp else "")
+        stem = device.type + ("-bf16" if dtype == torch.bfloat16 else "") + ("-nothp" if off else "")
         (out / f"{stem}.json").write_text(json.dumps(res, indent=1) + "\n")
         (out / f"{stem}.md").write_text(f"`{res['command']}` ({res['wall_s']:.0f} s)\n\n{table}\n")
         print(f"wrote {out / stem}.json and .md", file=sys.stderr)

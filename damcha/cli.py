@@ -128,6 +128,7 @@ def _one_line(e: BaseException) -> str: return " ".join(str(e).split())
 
 def main(argv: list[str] | None = None) -> int:
     "The `damcha` command: `damcha train ...`, `damcha compare ...`, `damcha bench ...`."
+    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")                                 # huge pages for large CPU tensors (chapter 10)
     parser = _Parser(prog="damcha", description="Data-Adaptive Mahalanobis Cross-Head Attention: train and measure.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _train_parser(sub); _compare_parser(sub); _bench_parser(sub)

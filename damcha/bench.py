@@ -22,7 +22,8 @@ from .baselines import MultiHeadAttention
 __all__ = ['SHAPES', 'QUICK_SHAPES', 'PAIRWISE_LIMIT', 'Shape', 'PairwiseMahalanobis', 'Candidate', 'candidates', 'gemm_step',
            'time_rounds', 'stream_steps', 'step_flops', 'derived_flops', 'make_step', 'GemmRecorder', 'gemm_flops',
            'replay_gemms', 'step_gemms', 'step_memory', 'step_breakdown', 'thp_active', 'run_bench', 'evaluate_targets',
-           'limits', 'format_table', 'add_bench_arguments', 'run_from_args', 'bench_main']
+           'limits', 'format_table', 'bench_figsize', 'plot_bench', 'add_bench_arguments', 'run_from_args',
+           'bench_main']
 
 # %% ../nbs/10_bench.ipynb #3afe2263
 @dataclass
@@ -450,6 +451,29 @@ def format_table(res: dict) -> str:
     return "\n".join(lines)
 
 # %% ../nbs/10_bench.ipynb #2812ebfc
+def bench_figsize(res: dict) -> tuple[float, float]: return (9, 0.22 * len(res["rows"]) + 1.2)
+
+def plot_bench(res: dict, axes=None):
+    "Time and peak memory of every candidate as a multiple of MHA's, one group of bars per shape; returns the two `Axes`."
+    import matplotlib, matplotlib.ticker
+    if axes is None:
+        import matplotlib.pyplot as plt
+        _, axes = plt.subplots(1, 2, figsize=bench_figsize(res), sharey=True)
+    rows = [r for r in res["rows"] if r["name"] != "mha"]
+    ys = list(range(len(rows)))[::-1]
+    shapes = list(dict.fromkeys(r["shape"] for r in rows))
+    colors = {sh: f"C{i}" for i, sh in enumerate(shapes)}
+    for ax, key, label in zip(axes, ("x_mha", "x_mha_mem"), ("time / MHA time", "peak memory / MHA peak memory")):
+        ax.barh(ys, [r[key] - 1 for r in rows], left=1.0, color=[colors[r["shape"]] for r in rows])   # from MHA's 1: right slower, left faster
+        ax.axvline(1.0, color="k", lw=0.8)
+        ax.set_xscale("log"); ax.set_xlabel(label, fontsize=8); ax.tick_params(labelsize=7)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axes[0].set_yticks(ys, [f"{r['shape']}: {r['name']}" for r in rows])
+    env = res["env"]
+    axes[0].figure.suptitle(f"forward + backward of one layer, {env['device']}, {env['threads']} threads, {env['dtype']}", fontsize=8)
+    return axes
+
+# %% ../nbs/10_bench.ipynb #5b3b6fb1
 def add_bench_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     "The options of `damcha bench` on parser `p`."
     p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
@@ -489,7 +513,12 @@ def run_from_args(args: argparse.Namespace, argv: list[str] | None = None) -> in
         stem = device.type + ("-bf16" if dtype == torch.bfloat16 else "") + ("-nothp" if off else "")
         (out / f"{stem}.json").write_text(json.dumps(res, indent=1) + "\n")
         (out / f"{stem}.md").write_text(f"`{res['command']}` ({res['wall_s']:.0f} s)\n\n{table}\n")
-        print(f"wrote {out / stem}.json and .md", file=sys.stderr)
+        try:
+            from matplotlib.figure import Figure                                   # no pyplot: the caller's backend is left alone
+            fig = Figure(figsize=bench_figsize(res)); plot_bench(res, fig.subplots(1, 2, sharey=True))
+            fig.tight_layout(); fig.savefig(out / f"{stem}.png", dpi=110)
+            print(f"wrote {out / stem}.json, .md and .png", file=sys.stderr)
+        except ImportError: print(f"wrote {out / stem}.json and .md (no figure: matplotlib is not installed)", file=sys.stderr)
     return 0
 
 def bench_main(argv: list[str] | None = None) -> int:

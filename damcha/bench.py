@@ -419,7 +419,7 @@ def limits(res: dict) -> list[dict]:
         out.append(dict(limit="vit: lower bound of DAMCHA non-causal time / MHA time (damcha shared + traffic + products)", value=(s["ms"] + floor + prods) / m["ms"], unit=""))
     return out
 
-# %% ../nbs/10_bench.ipynb #567bae7b
+# %% ../nbs/10_bench.ipynb #2812ebfc
 def format_table(res: dict) -> str:
     "The result as Markdown: environment, anchor, one table row per shape and candidate, and the targets."
     env = res["env"]
@@ -450,7 +450,7 @@ def format_table(res: dict) -> str:
             if n != "shape": lines.append(f"| {n} | " + " | ".join(f"{1e3 * d[k]:.1f}" for k in ("matmul", "attention kernel", "copy/fill", "other")) + " |")
     return "\n".join(lines)
 
-# %% ../nbs/10_bench.ipynb #2812ebfc
+# %% ../nbs/10_bench.ipynb #5b3b6fb1
 def bench_figsize(res: dict) -> tuple[float, float]: return (9, 0.22 * len(res["rows"]) + 1.2)
 
 def plot_bench(res: dict, axes=None):
@@ -473,7 +473,7 @@ def plot_bench(res: dict, axes=None):
     axes[0].figure.suptitle(f"forward + backward of one layer, {env['device']}, {env['threads']} threads, {env['dtype']}", fontsize=8)
     return axes
 
-# %% ../nbs/10_bench.ipynb #5b3b6fb1
+# %% ../nbs/10_bench.ipynb #dc27f8f5
 def add_bench_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     "The options of `damcha bench` on parser `p`."
     p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")

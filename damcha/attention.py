@@ -138,9 +138,9 @@ class DamchaAttention(nn.Module):
                 causal: bool = False, # query t sees keys <= t and uses the prefix context c_t
                 cache: dict | None = None, # incremental decoding: x holds only the new tokens (causal, unpadded)
                ) -> Tensor: # (B, T, D)
-        B, T, D = check_tokens(x, self.d_model)
         H, dh = self.n_heads, self.dh
         x, pm = prepare_call(x, self.d_model, H, mask, padding_mask, causal, cache)    # checked; padding holds exactly 0
+        B, T, D = x.shape
         if metrics is None:
             if self.generator is None:
                 raise ValueError("metrics: this layer has no generator of its own (own_generator=False); pass head metrics "

@@ -16,8 +16,7 @@ import torch.nn.functional as F
 from torch import Tensor
 from einops import rearrange
 from .metric import head_dim
-from .generator import check_tokens, check_padding_mask
-from .attention import build_attn_mask, causal_block_mask, extend_cache, check_cache_call, prepare_call
+from .attention import build_attn_mask, causal_block_mask, extend_cache, prepare_call
 
 # %% auto #0
 __all__ = ['GRAPH_KINDS', 'graph_edges', 'incidence_matrix', 'tu_brute_force', 'tu_two_per_column', 'is_totally_unimodular',
@@ -343,9 +342,9 @@ class MahalanobisAttention(nn.Module):
                 causal: bool = False, # query t sees keys <= t
                 cache: dict | None = None, # incremental decoding: x holds only the new tokens (causal, unpadded)
                ) -> Tensor: # (B, T, D)
-        B, T, D = check_tokens(x, self.d_model)
         H = self.n_heads
         x, pm = prepare_call(x, self.d_model, H, mask, padding_mask, causal, cache)    # checked; padding holds exactly 0
+        B, T, D = x.shape
         z = rearrange(self.z_proj(x), 'b t (h d) -> b h t d', h=H)                     # (B, H, T, dh)
         v = rearrange(self.v_proj(x), 'b t (h d) -> b h t d', h=H)                     # (B, H, T, dh)
         M = self.metric_matrices()                                                     # (H, dh, dh)

@@ -16,52 +16,62 @@ from .generator import check_tokens, check_padding_mask
 from .attention import check_attn_mask, build_attn_mask, causal_block_mask, extend_cache, check_cache_call, prepare_call
 
 # %% auto #0
-__all__ = ['HEAD_KINDS', 'attention_mask', 'sdpa_attend', 'masked_softmax', 'visible_keys', 'MultiHeadAttention',
-           'TalkingHeadsAttention', 'compose', 'DCMHAttention', 'CollaborativeAttention', 'MixtureOfAttentionHeads',
-           'mixed_head_mask', 'MixedMultiHeadAttention']
+__all__ = ['HEAD_KINDS', 'MultiHeadAttention', 'TalkingHeadsAttention', 'compose', 'DCMHAttention', 'CollaborativeAttention',
+           'MixtureOfAttentionHeads', 'mixed_head_mask', 'MixedMultiHeadAttention']
 
 # %% ../nbs/05_baselines.ipynb #64570254
-def attention_mask(B: int, H: int, T: int, # batch, heads, new queries
-                   S: int, # keys (S = T without a cache)
-                   mask: Tensor | None = None, # user mask; with `cached`, an internal bool (B|1, H|1, T, S) mask
-                   padding_mask: Tensor | None = None, # (B, T) bool, already checked
-                   causal: bool = False,
-                   cached: bool = False, # decoding with a cache: the new queries are the last T of S positions
-                   device=None, dtype=torch.float32,
+def _attention_mask(B: int, H: int, T: int, # batch, heads, new queries
+                    S: int, # keys (S = T without a cache)
+                    mask: Tensor | None = None, # user mask; with `cached`, an internal bool (B|1, H|1, T, S) mask
+                    padding_mask: Tensor | None = None, # (B, T) bool, already checked
+                    causal: bool = False,
+                    cached: bool = False, # decoding with a cache: the new queries are the last T of S positions
+                    device=None, dtype=torch.float32,
                   ) -> tuple[Tensor | None, Tensor | None]: # (attn_mask, alive), see `build_attn_mask`
     "One mask for `T` queries and `S` keys, and the rows that see at least one key (None: all of them)."
-    if not cached: return build_attn_mask(B, H, T, mask, padding_mask, causal, device=device, dtype=dtype)
+    if not cached:
+        return build_attn_mask(B, H, T, mask, padding_mask, causal, device=device, dtype=dtype)
     vis = causal_block_mask(T, S, device).view(1, 1, T, S)                            # (1, 1, T, S)
-    if mask is None: return vis, None
+    if mask is None:
+        return vis, None
     vis = vis & mask                                                                   # (B|1, H|1, T, S)
     alive = vis.any(-1, keepdim=True)                                                  # (B|1, H|1, T, 1)
     return vis | ~alive, alive
 
-def sdpa_attend(q: Tensor, k: Tensor, v: Tensor, # (B, H, T, E), (B, H, S, E), (B, H, S, Ev)
-                mask: Tensor | None = None, padding_mask: Tensor | None = None, causal: bool = False,
-                cached: bool = False, dropout_p: float = 0.0,
-                scale: float | None = None, # default 1/sqrt(E)
+def _sdpa_attend(q: Tensor, k: Tensor, v: Tensor, # (B, H, T, E), (B, H, S, E), (B, H, S, Ev)
+                 mask: Tensor | None = None, padding_mask: Tensor | None = None, causal: bool = False,
+                 cached: bool = False, dropout_p: float = 0.0,
+                 scale: float | None = None, # default 1/sqrt(E)
                ) -> Tensor: # (B, H, T, Ev); rows with no visible key are 0
     "`scaled_dot_product_attention` under the contract's masks."
     B, H, T, _ = q.shape
     if causal and not cached and mask is None and padding_mask is None:
         return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True, scale=scale)
-    attn_mask, alive = attention_mask(B, H, T, k.shape[2], mask, padding_mask, causal, cached, q.device, q.dtype)
+    attn_mask, alive = _attention_mask(B, H, T, k.shape[2], mask, padding_mask, causal, cached, q.device, q.dtype)
     o = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=dropout_p, scale=scale)
     return o if alive is None else o * alive                                           # rows with no visible key -> 0
 
-def masked_softmax(s: Tensor, # (B, H, T, S) logits
-                   attn_mask: Tensor | None = None, alive: Tensor | None = None, # from `attention_mask`
+def _masked_softmax(s: Tensor, # (B, H, T, S) logits
+                    attn_mask: Tensor | None = None, alive: Tensor | None = None, # from `_attention_mask`
                   ) -> Tensor: # (B, H, T, S) weights; rows with no visible key are 0
-    "Softmax over keys under a mask from `attention_mask`."
+    "Softmax over keys under a mask from `_attention_mask`."
     if attn_mask is not None:
         s = s + attn_mask if attn_mask.is_floating_point() else s.masked_fill(~attn_mask, float("-inf"))
     a = s.softmax(-1)
     return a if alive is None else a * alive
 
-def visible_keys(attn_mask: Tensor | None, alive: Tensor | None) -> Tensor | None:
+def _zero_padded_queries(y: Tensor, # (B, T, D) layer outputs
+                         pm: Tensor | None, # (B, T) bool, True = real token, or None
+                        ) -> Tensor: # (B, T, D), rows of padded queries exactly 0
+    "The reference implementation's `output * padding_mask`: outputs at padded query positions are exactly zero."
+    if pm is None:
+        return y
+    return y.masked_fill(~pm.unsqueeze(-1), 0.)
+
+def _visible_keys(attn_mask: Tensor | None, alive: Tensor | None) -> Tensor | None:
     "The bool `(.., T, S)` pattern of keys a query may use (False everywhere on dead rows), or None when all are visible."
-    if attn_mask is None: return None
+    if attn_mask is None:
+        return None
     vis = attn_mask if attn_mask.dtype == torch.bool else attn_mask > float("-inf")
     return vis if alive is None else vis & alive
 
@@ -74,12 +84,14 @@ class MultiHeadAttention(nn.Module):
                 ):
         super().__init__()
         self.dh = head_dim(d_model, n_heads)
-        if not 0.0 <= dropout < 1.0: raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         self.d_model, self.n_heads, self.dropout = d_model, n_heads, dropout
         self.q_proj, self.k_proj, self.v_proj, self.out_proj = (nn.Linear(d_model, d_model, bias=bias) for _ in range(4))
 
     @property
-    def dropout_p(self) -> float: return self.dropout if self.training else 0.0
+    def dropout_p(self) -> float:
+        return self.dropout if self.training else 0.0
 
     def project(self, x: Tensor, cache: dict | None = None) -> tuple[Tensor, Tensor, Tensor]:
         "Query heads `(B, H, T, dh)` and key / value heads `(B, H, S, dh)`; with a cache, the new keys and values are appended to it."
@@ -101,7 +113,8 @@ class MultiHeadAttention(nn.Module):
                ) -> Tensor: # (B, T, D)
         x, pm = prepare_call(x, self.d_model, self.n_heads, mask, padding_mask, causal, cache)
         q, k, v = self.project(x, cache)                                               # (B, H, T, dh), (B, H, S, dh) x 2
-        return self.merge(sdpa_attend(q, k, v, mask, pm, causal, cache is not None, self.dropout_p))
+        o = _sdpa_attend(q, k, v, mask, pm, causal, cache is not None, self.dropout_p)  # (B, H, T, dh)
+        return _zero_padded_queries(self.merge(o), pm)                                 # (B, T, D)
 
 # %% ../nbs/05_baselines.ipynb #9d004769
 class TalkingHeadsAttention(MultiHeadAttention):
@@ -121,11 +134,13 @@ class TalkingHeadsAttention(MultiHeadAttention):
         B, H, T, _ = q.shape
         s = torch.einsum('bhtd,bhsd->bhts', q, k) / math.sqrt(self.dh)                # (B, H, T, S)
         s = torch.einsum('bhts,hg->bgts', s, self.pre_mix)                            # L' = L P_l
-        attn_mask, alive = attention_mask(B, H, T, k.shape[2], mask, pm, causal, cache is not None, x.device, s.dtype)
-        a = torch.einsum('bhts,hg->bgts', masked_softmax(s, attn_mask, alive), self.post_mix)  # W' = W P_w
-        keep = visible_keys(attn_mask, alive)
-        if keep is not None: a = a * keep                                              # per-head masks hold after mixing
-        return self.merge(F.dropout(a, self.dropout_p) @ v)                            # (B, T, D)
+        attn_mask, alive = _attention_mask(B, H, T, k.shape[2], mask, pm, causal, cache is not None, x.device, s.dtype)
+        a = torch.einsum('bhts,hg->bgts', _masked_softmax(s, attn_mask, alive), self.post_mix)  # W' = W P_w
+        keep = _visible_keys(attn_mask, alive)
+        if keep is not None:
+            a = a * keep                                              # per-head masks hold after mixing
+        o = F.dropout(a, self.dropout_p) @ v                                           # (B, H, T, dh)
+        return _zero_padded_queries(self.merge(o), pm)                                 # (B, T, D)
 
 # %% ../nbs/05_baselines.ipynb #df1d3762
 def compose(a: Tensor, # (B, H, T, S) scores (logits or weights)
@@ -152,10 +167,12 @@ class DCMHAttention(MultiHeadAttention):
                  eps: float = 1e-6, # of the RMS normalisation of w1
                 ):
         super().__init__(d_model, n_heads, dropout, bias)
-        if not isinstance(rank, int) or rank < 1: raise ValueError(f"rank must be a positive int, got {rank!r}")
+        if not isinstance(rank, int) or rank < 1:
+            raise ValueError(f"rank must be a positive int, got {rank!r}")
         H, C = n_heads, rank
         K = 2 * C * H if dyn_hidden is None else dyn_hidden
-        if not isinstance(K, int) or K < 1: raise ValueError(f"dyn_hidden must be a positive int, got {dyn_hidden!r}")
+        if not isinstance(K, int) or K < 1:
+            raise ValueError(f"dyn_hidden must be a positive int, got {dyn_hidden!r}")
         self.rank, self.dyn_hidden, self.eps = C, K, eps
         self.static = nn.Parameter(torch.randn(2, H, H) * (0.1 / math.sqrt(H)))        # W_s (pre, post); composition I + W_s
         self.dyn_w1 = nn.Linear(d_model, 4 * K, bias=False)                            # x -> hidden, 4 branches
@@ -186,12 +203,14 @@ class DCMHAttention(MultiHeadAttention):
         eye = torch.eye(H, dtype=q.dtype, device=q.device)
         s = torch.einsum('bhtd,bhsd->bhts', q, k) / math.sqrt(self.dh)                # (B, H, T, S)
         s = compose(s, eye + self.static[0], w1[:, :, 0], w2[:, :, 0], dd[:, :, 0], kw1[:, :, 0], kw2[:, :, 0], kdd[:, :, 0])
-        attn_mask, alive = attention_mask(B, H, T, k.shape[2], mask, pm, causal, cache is not None, x.device, s.dtype)
-        a = masked_softmax(s, attn_mask, alive)                                        # (B, H, T, S)
+        attn_mask, alive = _attention_mask(B, H, T, k.shape[2], mask, pm, causal, cache is not None, x.device, s.dtype)
+        a = _masked_softmax(s, attn_mask, alive)                                        # (B, H, T, S)
         a = compose(a, eye + self.static[1], w1[:, :, 2], w2[:, :, 2], dd[:, :, 2], kw1[:, :, 1], kw2[:, :, 1], kdd[:, :, 1])
-        keep = visible_keys(attn_mask, alive)
-        if keep is not None: a = a * keep                                              # per-head masks hold after composing
-        return self.merge(F.dropout(a, self.dropout_p) @ v)                            # (B, T, D)
+        keep = _visible_keys(attn_mask, alive)
+        if keep is not None:
+            a = a * keep                                              # per-head masks hold after composing
+        o = F.dropout(a, self.dropout_p) @ v                                           # (B, H, T, dh)
+        return _zero_padded_queries(self.merge(o), pm)                                 # (B, T, D)
 
 # %% ../nbs/05_baselines.ipynb #52d5f9f3
 class CollaborativeAttention(nn.Module):
@@ -204,12 +223,15 @@ class CollaborativeAttention(nn.Module):
                 ):
         super().__init__()
         self.dh = head_dim(d_model, n_heads)
-        if not 0.0 <= dropout < 1.0: raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         dk = d_model if d_shared is None else d_shared
-        if not isinstance(dk, int) or dk < 1: raise ValueError(f"d_shared must be a positive int, got {d_shared!r}")
+        if not isinstance(dk, int) or dk < 1:
+            raise ValueError(f"d_shared must be a positive int, got {d_shared!r}")
         if mixing_init not in ("normal", "concatenate"):
             raise ValueError(f"mixing_init must be 'normal' or 'concatenate', got {mixing_init!r}")
-        if mixing_init == "concatenate": head_dim(dk, n_heads, "d_shared")
+        if mixing_init == "concatenate":
+            head_dim(dk, n_heads, "d_shared")
         self.d_model, self.n_heads, self.dropout, self.d_shared = d_model, n_heads, dropout, dk
         self.q_proj = nn.Linear(d_model, dk, bias=False)                               # shared W_Q
         self.k_proj = nn.Linear(d_model, dk, bias=False)                               # shared W_K
@@ -231,14 +253,17 @@ class CollaborativeAttention(nn.Module):
         c = None if self.content_bias is None else rearrange(self.content_bias(x), 'b t h -> b h t 1')  # (B, H, T, 1)
         if cache is not None:
             k, v = extend_cache(cache, "k", k), extend_cache(cache, "v", v)           # (B, 1, S, D_k), (B, H, S, dh)
-            if c is not None: c = extend_cache(cache, "content", c)                    # (B, H, S, 1)
+            if c is not None:
+                c = extend_cache(cache, "content", c)                    # (B, H, S, 1)
             cache["n"] = k.shape[2]
         k = k.expand(B, H, k.shape[2], dk)                                             # (B, H, S, D_k)
         if c is not None:
             q = torch.cat([q, torch.ones_like(q[..., :1])], -1)                        # (B, H, T, D_k + 1): [q diag(m_i), 1]
             k = torch.cat([k, c], -1)                                                  # (B, H, S, D_k + 1): [k, x_s u_i]
-        o = sdpa_attend(q, k, v, mask, pm, causal, cache is not None, self.dropout if self.training else 0.0, scale=self.scale)
-        return self.out_proj(rearrange(o, 'b h t d -> b t (h d)'))                     # (B, T, D)
+        p = self.dropout if self.training else 0.0
+        o = _sdpa_attend(q, k, v, mask, pm, causal, cache is not None, p, scale=self.scale)  # (B, H, T, dh)
+        y = self.out_proj(rearrange(o, 'b h t d -> b t (h d)'))                        # (B, T, D)
+        return _zero_padded_queries(y, pm)
 
 # %% ../nbs/05_baselines.ipynb #8d4350b4
 class MixtureOfAttentionHeads(nn.Module):
@@ -251,7 +276,8 @@ class MixtureOfAttentionHeads(nn.Module):
                 ):
         super().__init__()
         self.dh = dh = head_dim(d_model, n_heads)
-        if not 0.0 <= dropout < 1.0: raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         E = 2 * n_heads if n_experts is None else n_experts
         if not isinstance(E, int) or E < n_heads:
             raise ValueError(f"n_experts must be an int >= n_heads={n_heads}, got {n_experts!r}")
@@ -289,7 +315,8 @@ class MixtureOfAttentionHeads(nn.Module):
         H, E, dh = self.n_heads, self.n_experts, self.dh
         idx, gates, probs, logits = self.route(x)                                      # (B, T, k) x 2, (B, T, E) x 2
         qa = torch.einsum('btd,ehd->bteh', x, self.q_experts)                         # (B, T, E, dh): every expert's query
-        if self.q_bias is not None: qa = qa + self.q_bias
+        if self.q_bias is not None:
+            qa = qa + self.q_bias
         sel = idx.unsqueeze(-1).expand(B, T, H, dh)
         q = rearrange(qa.gather(2, sel), 'b t k d -> b k t d')                         # (B, k, T, dh): the selected ones
         k, v = self.k_proj(x).unsqueeze(1), self.v_proj(x).unsqueeze(1)                # (B, 1, T, dh): shared
@@ -297,13 +324,15 @@ class MixtureOfAttentionHeads(nn.Module):
             k, v = extend_cache(cache, "k", k), extend_cache(cache, "v", v)           # (B, 1, S, dh)
             cache["n"] = k.shape[2]
         S = k.shape[2]
-        o = sdpa_attend(q, k.expand(B, H, S, dh), v.expand(B, H, S, dh), mask, pm, causal, cache is not None,
+        o = _sdpa_attend(q, k.expand(B, H, S, dh), v.expand(B, H, S, dh), mask, pm, causal, cache is not None,
                         self.dropout if self.training else 0.0)                       # (B, k, T, dh)
         o = rearrange(o, 'b k t d -> b t k d') * gates.unsqueeze(-1)                   # (B, T, k, dh), gated
         o = o.new_zeros(B, T, E, dh).scatter_add(2, sel, o)                            # (B, T, E, dh): back to the experts
         y = torch.einsum('bted,eod->bto', o, self.o_experts)                           # (B, T, D): sum of gated W^o_e
         self.aux_loss, self.z_loss = self.balance_losses(idx, probs, logits, pm)
-        return y if self.out_bias is None else y + self.out_bias
+        if self.out_bias is not None:
+            y = y + self.out_bias
+        return _zero_padded_queries(y, pm)
 
 # %% ../nbs/05_baselines.ipynb #2f002327
 HEAD_KINDS = ("global", "local", "forward", "backward")
@@ -311,14 +340,16 @@ HEAD_KINDS = ("global", "local", "forward", "backward")
 def mixed_head_mask(kinds: Sequence[str], # one of HEAD_KINDS per head
                     T: int, # queries: the last T of S positions
                     S: int | None = None, # keys (default T)
-                    window: int = 2, # local heads see |i - j| <= window
+                    window: int = 8, # local heads see keys with |i - j| < window
                     device=None) -> Tensor: # (H, T, S) bool, True = visible
     "The fixed per-head visibility of mixed multi-head attention."
     S = T if S is None else S
-    i = torch.arange(S - T, S, device=device).view(T, 1)                                # absolute query positions
-    j = torch.arange(S, device=device).view(1, S)
-    rules = {"global": torch.ones(T, S, dtype=torch.bool, device=device), "local": (i - j).abs() <= window,
-             "forward": j <= i, "backward": j >= i}
+    i = torch.arange(S - T, S, device=device).view(T, 1)                               # (T, 1) absolute query positions
+    j = torch.arange(S, device=device).view(1, S)                                      # (1, S) key positions
+    rules = {"global": torch.ones(T, S, dtype=torch.bool, device=device),
+             "local": (i - j).abs() < window,                                          # itself and window - 1 each side
+             "forward": j <= i,
+             "backward": j >= i}
     return torch.stack([rules[kd] for kd in kinds])                                    # (H, T, S)
 
 class MixedMultiHeadAttention(MultiHeadAttention):
@@ -326,17 +357,18 @@ class MixedMultiHeadAttention(MultiHeadAttention):
     def __init__(self, d_model: int, n_heads: int,
                  dropout: float = 0.0, # attention-weight dropout (training only)
                  bias: bool = True, # biases of the four projections
-                 head_kinds: Sequence[str] | None = None, # one of HEAD_KINDS per head (default: four equal groups)
-                 window: int = 2, # local heads see keys with |i - j| <= window
+                 head_kinds: Sequence[str] | None = None, # one of HEAD_KINDS per head (default: HEAD_KINDS[h % 4])
+                 window: int = 8, # local heads see keys with |i - j| < window (a decoder: the last 8 tokens)
                 ):
         super().__init__(d_model, n_heads, dropout, bias)
         if head_kinds is None:
-            q, r = divmod(n_heads, 4)
-            head_kinds = [kd for n, kd in enumerate(HEAD_KINDS) for _ in range(q + (n < r))]
+            head_kinds = [HEAD_KINDS[h % 4] for h in range(n_heads)]                  # the reference's assignment
         head_kinds = tuple(head_kinds)
         if len(head_kinds) != n_heads or any(kd not in HEAD_KINDS for kd in head_kinds):
-            raise ValueError(f"head_kinds must name one of {HEAD_KINDS} for each of the n_heads={n_heads} heads, got {head_kinds}")
-        if not isinstance(window, int) or window < 0: raise ValueError(f"window must be an int >= 0, got {window!r}")
+            raise ValueError(f"head_kinds must name one of {HEAD_KINDS} for each of the n_heads={n_heads} heads, got "
+                             f"{head_kinds}")
+        if not isinstance(window, int) or window < 1:
+            raise ValueError(f"window must be an int >= 1, got {window!r}")
         self.head_kinds, self.window = head_kinds, window
 
     def forward(self, x: Tensor, mask: Tensor | None = None, padding_mask: Tensor | None = None,
@@ -348,4 +380,5 @@ class MixedMultiHeadAttention(MultiHeadAttention):
         if mask is not None:
             m = check_attn_mask(mask, B, H, T)                                         # (B|1, H|1, T, T)
             kinds = kinds & m if m.dtype == torch.bool else m.masked_fill(~kinds, float("-inf"))
-        return self.merge(sdpa_attend(q, k, v, kinds, pm, causal, cache is not None, self.dropout_p))
+        o = _sdpa_attend(q, k, v, kinds, pm, causal, cache is not None, self.dropout_p)  # (B, H, T, dh)
+        return _zero_padded_queries(self.merge(o), pm)                                 # (B, T, D)

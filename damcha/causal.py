@@ -12,7 +12,7 @@ from .metric import head_dim, head_scores
 from .generator import MetricGenerator, context
 
 # %% auto #0
-__all__ = ['assert_causal', 'assert_padding_invariant', 'metric_cost']
+__all__ = ['assert_causal', 'assert_padding_invariant', 'assert_padded_queries_zero', 'metric_cost']
 
 # %% ../nbs/02_causal.ipynb #fcece331
 def _params(fn) -> list[nn.Parameter]:
@@ -37,22 +37,27 @@ def assert_causal(fn: Callable, # maps x (B, T, ...) to outputs (B, T, ...); an 
                   seed: int = 0):
     "Raise `AssertionError` unless outputs and gradients at positions `<= t` are independent of `x[:, t+1:]`."
     T = x.shape[1]
-    if T < 2: raise ValueError(f"x must have at least 2 positions along dim 1, got shape {tuple(x.shape)}")
+    if T < 2:
+        raise ValueError(f"x must have at least 2 positions along dim 1, got shape {tuple(x.shape)}")
     g = torch.Generator().manual_seed(seed)
     positions = sorted({0, T // 2, T - 2}) if positions is None else positions
     params = _params(fn)
     for t in positions:
-        if not 0 <= t < T - 1: raise ValueError(f"positions must lie in [0, {T - 1}), got {t}")
+        if not 0 <= t < T - 1:
+            raise ValueError(f"positions must lie in [0, {T - 1}), got {t}")
         x2 = x.clone()
-        if x.is_floating_point(): x2[:, t+1:] = torch.randn(x2[:, t+1:].shape, generator=g).to(x)
-        else: x2[:, t+1:] = torch.randint(0, vocab_size or int(x.max()) + 1, x2[:, t+1:].shape, generator=g).to(x)
+        if x.is_floating_point():
+            x2[:, t+1:] = torch.randn(x2[:, t+1:].shape, generator=g).to(x)
+        else:
+            x2[:, t+1:] = torch.randint(0, vocab_size or int(x.max()) + 1, x2[:, t+1:].shape, generator=g).to(x)
         y1 = fn(x)
         w = torch.randn(y1[:, :t+1].shape, generator=g).to(y1)
         y1, gx1, gp1 = _past_grads(fn, x, t, w, params)
         y2, gx2, gp2 = _past_grads(fn, x2, t, w, params)
         err = (y1[:, :t+1] - y2[:, :t+1]).abs().max().item()
         if not err <= atol:
-            raise AssertionError(f"not causal: outputs at positions <= {t} changed by {err:.3g} (atol {atol}) when tokens after {t} changed")
+            raise AssertionError(f"not causal: outputs at positions <= {t} changed by {err:.3g} (atol {atol}) when "
+                                 f"tokens after {t} changed")
         if gx1 is not None:
             leak = gx1[:, t+1:].abs().max().item()
             if not leak <= atol:
@@ -60,7 +65,8 @@ def assert_causal(fn: Callable, # maps x (B, T, ...) to outputs (B, T, ...); an 
         for p, a, b in zip(params, gp1, gp2):
             err = (a - b).abs().max().item()
             if not err <= atol:
-                raise AssertionError(f"not causal: a parameter gradient of the loss on positions <= {t} changed by {err:.3g} with the future")
+                raise AssertionError(f"not causal: a parameter gradient of the loss on positions <= {t} changed by "
+                                     f"{err:.3g} with the future")
 
 # %% ../nbs/02_causal.ipynb #5c622247
 def assert_padding_invariant(fn: Callable, # maps (x, padding_mask) to outputs (B, T, ...)
@@ -83,14 +89,46 @@ def assert_padding_invariant(fn: Callable, # maps (x, padding_mask) to outputs (
         return y.detach()[pm], [torch.zeros_like(a) if gr is None else gr for a, gr in zip([xg, *params], grads)]
     w = torch.randn(fn(x, padding_mask)[pm].shape, generator=g).to(x)
     (y1, g1), (y2, g2) = run(x), run(x2)
-    if not torch.isfinite(y2).all(): raise AssertionError("padding leaks: real outputs are not finite when padding holds non-finite values")
+    if not torch.isfinite(y2).all():
+        raise AssertionError("padding leaks: real outputs are not finite when padding holds non-finite values")
     err = (y1 - y2).abs().max().item()
-    if not err <= atol: raise AssertionError(f"padding leaks: real outputs changed by {err:.3g} (atol {atol}) when padded tokens changed")
+    if not err <= atol:
+        raise AssertionError(f"padding leaks: real outputs changed by {err:.3g} (atol {atol}) when padded tokens "
+                             "changed")
     leak = g1[0][~pm].abs().max().item() if (~pm).any() else 0.0
-    if not leak <= atol: raise AssertionError(f"padding leaks: gradient of real outputs reaches padded inputs ({leak:.3g})")
+    if not leak <= atol:
+        raise AssertionError(f"padding leaks: gradient of real outputs reaches padded inputs ({leak:.3g})")
     for a, b in zip(g1[1:], g2[1:]):
         err = (a - b).abs().max().item()
-        if not err <= atol: raise AssertionError(f"padding leaks: a parameter gradient changed by {err:.3g} when padded tokens changed")
+        if not err <= atol:
+            raise AssertionError(f"padding leaks: a parameter gradient changed by {err:.3g} when padded tokens changed")
+
+# %% ../nbs/02_causal.ipynb #fe4e691c
+def assert_padded_queries_zero(fn: Callable, # maps (x, padding_mask) to outputs (B, T, ...)
+                               x: Tensor, # (B, T, ...) floating tokens
+                               padding_mask: Tensor, # (B, T), True = real token; each row's real tokens contiguous
+                               atol: float = 1e-10, # allowed difference of real rows from the unpadded call
+                              ):
+    "Raise `AssertionError` unless padded query rows are exactly 0 and real rows equal the call without the padding."
+    pm = padding_mask.bool()
+    if pm.ndim != 2 or tuple(pm.shape) != tuple(x.shape[:2]):
+        raise ValueError(f"padding_mask must have shape (B, T) = {tuple(x.shape[:2])}, got {tuple(pm.shape)}")
+    with torch.no_grad():
+        y = fn(x, pm)
+        if (~pm).any() and not bool((y[~pm] == 0).all()):
+            raise AssertionError(f"padded queries are not zero: max |output| {y[~pm].abs().max().item():.3g}")
+        for b in range(x.shape[0]):
+            real = pm[b].nonzero().flatten()
+            if len(real) == 0:
+                continue
+            if int(real[-1] - real[0]) + 1 != len(real):
+                raise ValueError(f"padding_mask row {b} has non-contiguous real tokens; use left or right padding")
+            xb = x[b:b + 1, real[0]:real[-1] + 1]                                  # (1, n, ...): the sequence unpadded
+            yb = fn(xb, torch.ones(xb.shape[:2], dtype=torch.bool, device=x.device))
+            err = (y[b:b + 1, real[0]:real[-1] + 1] - yb).abs().max().item()
+            if not err <= atol:
+                raise AssertionError(f"real rows of sequence {b} differ from the unpadded call by {err:.3g} (atol "
+                                     f"{atol})")
 
 # %% ../nbs/02_causal.ipynb #25e5e50f
 def metric_cost(d_model: int, n_heads: int, hidden: Sequence[int] = (256, 512),

@@ -443,7 +443,9 @@ class DenseMahalanobisAttention(MahalanobisAttention):
 def show_graph_weights(metric: MatroidalMetric, # the metric whose weights to draw
                        ax=None, # matplotlib Axes (a new figure if None)
                        title: str | None = None,
-                       cmap: str = "viridis"):
+                       cmap: str = "viridis",
+                       vmax: float | None = None, # weight of the darkest, widest edge (default: the largest l_e)
+                      ):
     "The support graph on a circle, each edge drawn with width and colour by its weight `l_e`; returns the matplotlib `Axes`."
     import matplotlib.pyplot as plt
     from matplotlib.cm import ScalarMappable
@@ -454,10 +456,12 @@ def show_graph_weights(metric: MatroidalMetric, # the metric whose weights to dr
     ang = torch.arange(d, dtype=torch.float64) * 2 * math.pi / d
     xy = torch.stack([ang.sin(), ang.cos()], -1).tolist()                          # vertex 0 at the top, clockwise
     w = metric.weights.detach().float().cpu()
-    norm = Normalize(0., float(w.max()) if len(w) else 1.)
+    top = vmax if vmax is not None else (float(w.max()) if len(w) else 1.)
+    norm = Normalize(0., top)
     colours = plt.get_cmap(cmap)
     for (u, v), wi in sorted(zip(metric.edges, w.tolist()), key=lambda t: t[1]):   # heavy edges on top
-        ax.plot([xy[u][0], xy[v][0]], [xy[u][1], xy[v][1]], color=colours(norm(wi)), lw=0.5 + 3.5 * norm(wi), zorder=1)
+        ax.plot([xy[u][0], xy[v][0]], [xy[u][1], xy[v][1]], color=colours(norm(wi)), lw=0.5 + 3.5 * min(1., norm(wi)),
+                zorder=1)
     for i, (a, b) in enumerate(xy):
         ax.scatter([a], [b], s=160, color="white", edgecolor="black", zorder=2)
         ax.text(a, b, str(i), ha="center", va="center", fontsize=8, zorder=3)

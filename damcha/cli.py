@@ -4,51 +4,113 @@
 
 # %% ../nbs/11_cli.ipynb #0817d27f
 from __future__ import annotations
-import argparse, dataclasses, json, os, sys
+import argparse, contextlib, dataclasses, inspect, json, math, os, re, sys, tempfile
 from pathlib import Path
 
 # %% auto #0
 __all__ = ['main']
 
 # %% ../nbs/11_cli.ipynb #e3de3de0
+def _one_line(e: BaseException | str) -> str:
+    return " ".join(str(e).split())
+
 class _Parser(argparse.ArgumentParser):
-    "An ArgumentParser whose errors are one line."
+    "An ArgumentParser whose errors are one line (its subcommands' parsers are of this class too)."
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
 
 def _kv(text: str):
     "`key=value` with the value read as JSON when it parses (numbers, true/false, lists), else kept as a string."
-    if "=" not in text: raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
     k, v = text.split("=", 1)
-    try: return k, json.loads(v)
-    except json.JSONDecodeError: return k, v
+    try:
+        return k, json.loads(v)
+    except json.JSONDecodeError:
+        return k, v
+
+def _ints(text: str, example: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(t) for t in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers such as {example}, got {text!r}") from None
 
 def _widths(text: str) -> tuple[int, ...]:
-    try:
-        w = tuple(int(t) for t in text.split(",") if t.strip())
-    except ValueError: raise argparse.ArgumentTypeError(f"expected comma-separated integers such as 128,256, got {text!r}") from None
-    if any(v < 1 for v in w): raise argparse.ArgumentTypeError(f"widths must be positive, got {text!r}")
+    w = _ints(text, "128,256")
+    if any(v < 1 for v in w):
+        raise argparse.ArgumentTypeError(f"widths must be positive, got {text!r}")
     return w
+
+def _seeds(text: str) -> tuple[int, ...]:
+    s = _ints(text, "0,1,2")
+    if any(v < 0 for v in s) or len(set(s)) != len(s):
+        raise argparse.ArgumentTypeError(f"seeds must be distinct integers >= 0, got {text!r}")
+    return s
+
+def _finite(text: str) -> float:
+    "A float option: `nan` and `inf` parse as floats but configure nothing, so they are refused here."
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return v
+
+def _flags(message: str, names: dict[str, str]) -> str:
+    "`message` (one line) with the Python names of `names` spelled as the command-line flags a user typed."
+    message = _one_line(message)
+    for name in sorted(names, key=len, reverse=True):
+        where = rf"(?<![\w-]){re.escape(name)}(?![\w-])" if "_" in name else rf"^{re.escape(name)}(?![\w-])"
+        message = re.sub(where, names[name], message)                         # plain words are names only at the start
+    return message
+
+def _check_out(path: str | Path, flag: str = "--out") -> None:
+    "A ValueError naming `flag` unless `path` is, or can become, a directory this process writes to; leaves nothing behind."
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise ValueError(f"{flag} {path}: exists and is not a directory")
+    created = []
+    try:
+        for d in [*reversed(p.parents), p]:                                       # from the root down
+            if not d.exists():
+                d.mkdir()
+                created.append(d)
+        with tempfile.TemporaryFile(dir=p):
+            pass
+    except OSError as e:
+        raise ValueError(f"{flag} {path}: cannot write there ({_one_line(e.strerror or e)})") from None
+    finally:
+        for d in reversed(created):
+            with contextlib.suppress(OSError):
+                d.rmdir()
 
 # %% ../nbs/11_cli.ipynb #15dc0826
 _HELP = dict(task="recall (synthetic, no files), ptb-char, text, digits (offline images) or cifar10",
              objective="image tasks: classify or reconstruct (masked rows of patches)",
              data="text: a UTF-8 file; ptb-char: the directory of ptb.char.*.txt; cifar10: the torchvision root",
-             attention="one of the registry: mha, damcha, dense-mahalanobis, matroidal, talking-heads, dcmha, collaborative, moa, mixed",
+             attention="one of the registry: mha, damcha, dense-mahalanobis, matroidal, talking-heads, dcmha, "
+                       "collaborative, moa, mixed",
              out="run directory for metrics.jsonl and ckpt.pt (default: a new directory under runs/)",
              resume="continue the run in --out from its checkpoint", device="auto, cpu, cuda, cuda:N or mps",
              fraction="share of the training split to use", steps="optimizer steps", accum="micro-batches per step",
              compile="torch.compile the model", download="allow dataset downloads", amp="bf16 autocast on CUDA")
 
+def _train_flag(name: str) -> str:
+    "The flag of a TrainConfig field: `--lr`, `--attn-kw` for attn_kwargs, `--generator-kw` for generator_kwargs."
+    return "--" + name.replace("_kwargs", "-kw").replace("_", "-")
+
 def _train_parser(sub) -> argparse.ArgumentParser:
     from damcha.train import TrainConfig
-    p = sub.add_parser("train", help="train a model on a task", description="Train a model on a task; metrics go to OUT/metrics.jsonl.")
-    p.error = lambda message: p.exit(2, f"damcha train: error: {message}\n")
+    p = sub.add_parser("train", help="train a model on a task",
+                       description="Train a model on a task; metrics go to OUT/metrics.jsonl.")
     for f in dataclasses.fields(TrainConfig):
-        flag, default = "--" + f.name.replace("_", "-"), f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        flag = _train_flag(f.name)
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         if f.name in ("attn_kwargs", "generator_kwargs"):
-            p.add_argument("--" + f.name.replace("_kwargs", "-kw").replace("_", "-"), dest=f.name, type=_kv, action="append", default=[],
-                           metavar="KEY=VALUE", help=f"{'attention' if f.name == 'attn_kwargs' else 'DAMCHA generator'} option, repeatable")
+            what = "attention" if f.name == "attn_kwargs" else "DAMCHA generator"
+            p.add_argument(flag, dest=f.name, type=_kv, action="append", default=[], metavar="KEY=VALUE",
+                           help=f"{what} option, repeatable")
         elif f.name == "mlp_hidden":
             p.add_argument(flag, type=_widths, default=default, metavar="W1,W2", help="DAMCHA generator hidden widths")
         elif f.name == "out":
@@ -56,7 +118,7 @@ def _train_parser(sub) -> argparse.ArgumentParser:
         elif isinstance(default, bool):
             p.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=_HELP.get(f.name))
         else:
-            typ = {int: int, float: float}.get(type(default), str)
+            typ = {int: int, float: _finite}.get(type(default), str)
             p.add_argument(flag, type=typ, default=default, help=_HELP.get(f.name), metavar=f.name.upper())
     p.set_defaults(func=_cmd_train)
     return p
@@ -64,81 +126,164 @@ def _train_parser(sub) -> argparse.ArgumentParser:
 def _fresh_out(args) -> str:
     base = Path("runs") / f"{args.task}-{args.attention}-s{args.seed}"
     out, i = base, 2
-    while (out / "metrics.jsonl").exists(): out, i = base.with_name(f"{base.name}-{i}"), i + 1
+    while (out / "metrics.jsonl").exists():
+        out, i = base.with_name(f"{base.name}-{i}"), i + 1
     return str(out)
 
+def _check_options(kw: dict, cls: type, flag: str, strict: bool = False) -> None:
+    "Every key of `kw` must be a named keyword of `cls`; a `cls` taking **kwargs checks them itself, unless `strict`."
+    params = inspect.signature(cls.__init__).parameters
+    if not strict and any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return
+    known = [n for n, p in params.items() if n not in ("self", "d_model", "n_heads") and p.kind != p.VAR_KEYWORD]
+    unknown = [k for k in kw if k not in known]
+    if unknown:
+        raise ValueError(f"{flag} {unknown[0]}: {cls.__name__} has no option {unknown[0]!r}; it takes {', '.join(known)}")
+
+def _check_model(cfg) -> None:
+    "Build one layer of the stack `cfg` asks for (on the meta device when it can): option errors before any data is read."
+    import torch
+    from damcha.generator import MetricGenerator
+    from damcha.models import Stack, attention_class
+    damcha = cfg.attention == "damcha"                                  # its **kwargs are generator options
+    _check_options(cfg.attn_kwargs, attention_class(cfg.attention), "--attn-kw", strict=damcha)
+    if damcha:
+        _check_options(cfg.generator_kwargs, MetricGenerator, "--generator-kw")
+    sizes = (cfg.d_model, cfg.n_heads, 1, cfg.d_ff, cfg.attention, cfg.share_mlp, cfg.use_mlp, cfg.mlp_hidden, cfg.dropout)
+    for flag, gkw, akw in (("--generator-kw", cfg.generator_kwargs, {}), ("--attn-kw", cfg.generator_kwargs, cfg.attn_kwargs)):
+        try:
+            try:
+                with torch.device("meta"):                                       # no memory, no initialisation
+                    Stack(*sizes, dict(gkw) or None, dict(akw) or None)
+            except (NotImplementedError, RuntimeError):                          # a layer that needs real numbers to build
+                Stack(*sizes, dict(gkw) or None, dict(akw) or None)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"{flag}: {_one_line(e)}") from None
+
 def _cmd_train(args) -> int:
-    from damcha.train import TrainConfig, train, NonFiniteLossError, CheckpointError
+    from damcha.train import TrainConfig, train, resolve_device
+    names = {f.name: _train_flag(f.name) for f in dataclasses.fields(TrainConfig)}
     kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)}
     kw["attn_kwargs"], kw["generator_kwargs"] = dict(args.attn_kwargs), dict(args.generator_kwargs)
     if kw["out"] is None:
-        if args.resume: raise ValueError("--resume needs --out, the directory of the run to continue")
+        if args.resume:
+            raise ValueError("--resume needs --out, the directory of the run to continue")
         kw["out"] = _fresh_out(args)
-    cfg = TrainConfig(**kw)
-    if int(os.environ.get("RANK", "0")) == 0: print(f"damcha train: {cfg.task} with {cfg.attention} attention -> {cfg.out}", flush=True)
-    res = train(cfg)
-    if res["rank"] != 0: return 0
+    try:
+        cfg = TrainConfig(**kw)
+        resolve_device(cfg.device)
+    except ValueError as e:
+        raise ValueError(_flags(e, names)) from None
+    _check_model(cfg)
+    _check_out(cfg.out)
+    args.continue_with = f"continue with the same options and --resume --out {cfg.out}"
+    if int(os.environ.get("RANK", "0")) == 0:
+        print(f"damcha train: {cfg.task} with {cfg.attention} attention -> {cfg.out}", flush=True)
+    try:
+        res = train(cfg)
+    except ValueError as e:
+        raise ValueError(_flags(e, names)) from None
+    if res["rank"] != 0:
+        return 0
     evals = [r for r in res["records"] if r["kind"] == "eval"]
     last = evals[-1] if evals else {}
     shown = {k: v for k, v in last.items() if k.startswith(("val_", "train_loss"))}
     for r in res["records"]:
-        if r["kind"] == "test": shown.update({k: v for k, v in r.items() if k.startswith("test_")})
+        if r["kind"] == "test":
+            shown.update({k: v for k, v in r.items() if k.startswith("test_")})
     print("  ".join(f"{k} {v:.4f}" for k, v in shown.items()))
-    if last: print(f"params {last['params_total']:,} (attention {last['params_attention']:,}, metric {last['params_metric']:,}); "
-                   f"attention {last['attn_flops_per_token']:,.0f} FLOPs/token; {last['tokens_per_s']:,.0f} tokens/s; {last['wall_time']:.1f} s")
+    if last:
+        print(f"params {last['params_total']:,} (attention {last['params_attention']:,}, "
+              f"metric {last['params_metric']:,}); attention {last['attn_flops_per_token']:,.0f} FLOPs/token; "
+              f"{last['tokens_per_s']:,.0f} tokens/s; {last['wall_time']:.1f} s")
     print(f"metrics: {res['metrics']}\ncheckpoint: {res['checkpoint']}")
     return 0
 
 # %% ../nbs/11_cli.ipynb #83bcb686
+_COMPARE_FLAGS = dict(preset="--preset", out="--out", ptb_dir="--ptb", seeds="--seeds", only="--only",
+                      dry_run="--dry-run", keep_checkpoints="--keep-checkpoints")
+
 def _compare_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="run a comparison preset and print its table",
-                       description="Run the comparisons of the experiments chapter; results go to OUT (results.jsonl, summary.md, summary.csv, figures).")
-    p.error = lambda message: p.exit(2, f"damcha compare: error: {message}\n")
-    p.add_argument("--preset", choices=("quick", "seed"), default="quick", help="quick: minutes on a CPU, no files; seed: the full comparison (needs the PTB files)")
+                       description="Run the comparisons of the experiments chapter; results go to OUT "
+                                   "(results.jsonl, summary.md, summary.csv, figures). Rerunning the same command "
+                                   "skips finished runs and resumes an interrupted one.")
+    p.add_argument("--preset", choices=("quick", "seed"), default="quick",
+                   help="quick: minutes on a CPU, no files; seed: the full comparison (needs the PTB files)")
     p.add_argument("--out", default=None, help="output directory (default: runs/compare-PRESET)")
-    p.add_argument("--dry-run", action="store_true", help="list the runs and stop")
+    p.add_argument("--dry-run", action="store_true", help="list the runs, marking those already done, and stop")
     p.add_argument("--ptb", default=None, help="directory of ptb.char.valid.txt and ptb.char.test.txt (seed preset)")
-    p.add_argument("--seeds", type=lambda t: tuple(int(v) for v in t.split(",")), default=None, metavar="S1,S2", help="seeds (default: 0 for quick, 0,1,2 for seed)")
-    p.add_argument("--only", default=None, help="run only the experiments or configurations whose name contains this text")
-    p.add_argument("--keep-checkpoints", action="store_true", help="keep each run's checkpoint after its result is written")
+    p.add_argument("--seeds", type=_seeds, default=None, metavar="S1,S2",
+                   help="seeds (default: 0 for quick, 0,1,2 for seed)")
+    p.add_argument("--only", default=None,
+                   help="run only the experiments or configurations whose name contains this text")
+    p.add_argument("--keep-checkpoints", action="store_true",
+                   help="keep each run's checkpoint after its result is written")
     p.set_defaults(func=_cmd_compare)
     return p
 
 def _cmd_compare(args) -> int:
     from damcha.experiments import compare
-    compare(args.preset, args.out or f"runs/compare-{args.preset}", dry_run=args.dry_run, ptb_dir=args.ptb, seeds=args.seeds,
-            keep_checkpoints=args.keep_checkpoints, only=args.only)
+    out = args.out or f"runs/compare-{args.preset}"
+    kw = dict(dry_run=args.dry_run, ptb_dir=args.ptb, seeds=args.seeds, keep_checkpoints=args.keep_checkpoints,
+              only=args.only)
+    try:
+        if not args.dry_run:
+            _check_out(out)
+        args.continue_with = (f"finished runs are kept in {Path(out) / 'results.jsonl'}; rerun the same command to "
+                              "continue (it skips them and resumes the interrupted run from its last checkpoint)")
+        compare(args.preset, out, **kw)
+    except ValueError as e:
+        raise ValueError(_flags(e, _COMPARE_FLAGS)) from None
     return 0
 
 # %% ../nbs/11_cli.ipynb #3de13d3c
 def _bench_parser(sub) -> argparse.ArgumentParser:
     from damcha.bench import add_bench_arguments
     p = sub.add_parser("bench", help="time, FLOP/s and memory of every attention against SDPA MHA",
-                       description="Forward + backward of every attention at three shapes, against SDPA MHA and this machine's GEMM speed.")
-    p.error = lambda message: p.exit(2, f"damcha bench: error: {message}\n")
-    add_bench_arguments(p); p.set_defaults(func=_cmd_bench)
+                       description="Forward + backward of every attention at three shapes, against SDPA MHA and "
+                                   "this machine's GEMM speed.")
+    add_bench_arguments(p)
+    p.set_defaults(func=_cmd_bench)
     return p
 
 def _cmd_bench(args) -> int:
+    import torch
     from damcha.bench import run_from_args
+    try:
+        torch.device(args.device)
+    except RuntimeError:
+        raise ValueError(f"--device must be cpu, cuda or cuda:N, got {args.device!r}") from None
+    if args.out is not None:
+        _check_out(args.out)                                                     # before minutes of measuring
     return run_from_args(args)
 
 # %% ../nbs/11_cli.ipynb #f83a52a5
-def _one_line(e: BaseException) -> str: return " ".join(str(e).split())
-
 def main(argv: list[str] | None = None) -> int:
     "The `damcha` command: `damcha train ...`, `damcha compare ...`, `damcha bench ...`."
-    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")                                 # huge pages for large CPU tensors (chapter 10)
+    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")                  # huge pages for large CPU tensors (chapter 10)
     parser = _Parser(prog="damcha", description="Data-Adaptive Mahalanobis Cross-Head Attention: train and measure.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _train_parser(sub); _compare_parser(sub); _bench_parser(sub)
+    _train_parser(sub)
+    _compare_parser(sub)
+    _bench_parser(sub)
     args = parser.parse_args(argv)
-    if args.command is None: parser.print_help(); return 2
+    if args.command is None:
+        parser.print_help()
+        return 2
     from damcha.train import NonFiniteLossError
-    try: return args.func(args)
-    except NonFiniteLossError as e: print(f"damcha {args.command}: stopped: {_one_line(e)}", file=sys.stderr); return 1
-    except (ValueError, FileNotFoundError) as e: print(f"damcha {args.command}: error: {_one_line(e)}", file=sys.stderr); return 2
+    say = lambda text: print(f"damcha {args.command}: {text}", file=sys.stderr)
+    try:
+        return args.func(args)
+    except NonFiniteLossError as e:
+        say(f"stopped: {_one_line(e)}")
+        return 1
+    except (ValueError, OSError) as e:
+        say(f"error: {_one_line(e)}")
+        return 2
     except KeyboardInterrupt:
-        print(f"damcha {args.command}: interrupted; the last checkpoint is kept: continue with --resume --out DIR", file=sys.stderr); return 130
+        say("interrupted" + (f"; {args.continue_with}" if getattr(args, "continue_with", None) else ""))
+        return 130
 
-if __name__ == "__main__" and "__file__" in globals(): sys.exit(main())  # `python -m damcha.cli` (torchrun); not in the notebook
+if __name__ == "__main__" and "__file__" in globals():                 # `python -m damcha.cli` (torchrun); not in the notebook
+    sys.exit(main())

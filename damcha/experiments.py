@@ -150,36 +150,60 @@ def _grad_norm_variance(evals: list[dict]) -> float:
     means = [e["grad_norm_mean"] for e in evals]; vars_ = [e["grad_norm_var"] for e in evals]
     return statistics.fmean(vars_) + statistics.pvariance(means) if len(means) > 1 else vars_[0]
 
+def _portable(settings: dict) -> dict:
+    "`settings` with an absolute `data` path written relative to the working directory (the checkout), as a command types it."
+    data = settings.get("data")
+    if not data or not os.path.isabs(data):
+        return dict(settings)
+    try:
+        return {**settings, "data": os.path.relpath(data)}
+    except ValueError:                                                            # another drive: keep it as it is
+        return dict(settings)
+
+def _done(out: str | Path) -> dict[str, dict]:
+    "run_id -> result, for the runs already recorded in `out/results.jsonl`."
+    path = Path(out) / "results.jsonl"
+    if not path.exists():
+        return {}
+    return {r["run_id"]: r for r in read_metrics(path)}
+
 def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = False, log=print) -> list[dict]:
     "Train every spec without a result under `out`; return all results (old and new) for these specs."
     from damcha.train import NonFiniteLossError
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     results_path = out / "results.jsonl"
-    done = {r["run_id"]: r for r in (read_metrics(results_path) if results_path.exists() else [])}
+    done = _done(out)
     results = []
     for i, spec in enumerate(specs, 1):
-        if spec.run_id in done: results.append(done[spec.run_id]); continue
+        if spec.run_id in done:
+            results.append(done[spec.run_id])
+            continue
         run_dir = out / "runs" / spec.run_id
         resume = (run_dir / "ckpt.pt").exists()
-        if not resume and run_dir.exists(): shutil.rmtree(run_dir)
+        if not resume and run_dir.exists():
+            shutil.rmtree(run_dir)
         cfg = TrainConfig(**spec.settings, seed=spec.seed, out=str(run_dir), resume=resume)
         t0 = time.time()
         log(f"[{i}/{len(specs)}] {spec.experiment} | {spec.config} | seed {spec.seed}" + (" (resuming)" if resume else ""), flush=True)
         try:
-            res = train(cfg); failure = None
+            res = train(cfg)
+            failure = None
         except NonFiniteLossError as e:
             res, failure = None, str(e)
         recs = read_metrics(run_dir / "metrics.jsonl")
         evals = [r for r in recs if r["kind"] == "eval"]
-        row = dict(run_id=spec.run_id, experiment=spec.experiment, config=spec.config, seed=spec.seed, settings=spec.settings,
+        row = dict(run_id=spec.run_id, experiment=spec.experiment, config=spec.config, seed=spec.seed, settings=_portable(spec.settings),
                    failure=failure, final=evals[-1] if evals else None, best_val_loss=min((e["val_loss"] for e in evals), default=None),
                    test=next((r for r in recs if r["kind"] == "test"), None),
                    grad_norm_var=_grad_norm_variance(evals) if evals else None,
                    nonfinite_attn=sum(e["nonfinite_attn"] for e in evals),
                    curve=[dict(step=e["step"], val_loss=e["val_loss"], train_loss=e["train_loss"]) for e in evals],
                    post=post_evaluations(spec, run_dir) if failure is None else {}, seconds=time.time() - t0)
-        with open(results_path, "a") as f: f.write(json.dumps(row) + "\n")
-        if not keep_checkpoints and (run_dir / "ckpt.pt").exists(): (run_dir / "ckpt.pt").unlink()
+        with open(results_path, "a") as f:
+            f.write(json.dumps(row) + "\n")
+        if not keep_checkpoints and (run_dir / "ckpt.pt").exists():
+            (run_dir / "ckpt.pt").unlink()
         v = row["final"] or {}
         log(f"    val_loss {v.get('val_loss', float('nan')):.4f}" + "".join(f"  {k} {v[k]:.4f}" for k in ("val_acc", "val_bpc") if k in v)
             + (f"  FAILED: {failure}" if failure else "") + f"  ({row['seconds']:.0f} s)", flush=True)
@@ -309,28 +333,50 @@ def plot_lowdata(rows: list[dict], full_experiment: str, low_experiment: str, ax
     return ax
 
 # %% ../nbs/09_experiments.ipynb #80a9e573
+def _save_figures(results: list[dict], rows: list[dict], out: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    exps = list(dict.fromkeys(r["experiment"] for r in results))
+    for name, plot in (("curves", lambda ax, e: plot_curves(results, e, ax=ax)),
+                       ("metric_vs_params", lambda ax, e: plot_metric_vs_params(rows, e, ax=ax))):
+        fig, axs = plt.subplots(1, len(exps), figsize=(5 * len(exps), 3.4), squeeze=False)
+        for ax, e in zip(axs[0], exps):
+            plot(ax, e)
+        fig.tight_layout()
+        fig.savefig(out / f"{name}.png", dpi=110)
+        plt.close(fig)
+    if any(e.endswith("low-data") for e in exps):
+        ax = plot_lowdata(rows, "ptb-char", "ptb-char low-data")
+        ax.figure.tight_layout()
+        ax.figure.savefig(out / "lowdata.png", dpi=110)
+        plt.close(ax.figure)
+
 def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_run: bool = False, ptb_dir=None,
             seeds: tuple[int, ...] | None = None, keep_checkpoints: bool = False, only: str | None = None, log=print) -> list[dict]:
-    "Run (or list) a preset's comparison; returns the summary rows (or the specs when dry_run)."
-    specs = preset_runs(preset, ptb_dir, seeds)
-    if only: specs = [s for s in specs if only in s.experiment or only in s.config]
+    "Run (or list) a preset's comparison; returns the summary rows (or the specs when dry_run). Calling it again continues it."
+    every = preset_runs(preset, ptb_dir, seeds)
+    specs = [s for s in every if not only or only in s.experiment or only in s.config]
+    if not specs:
+        names = list(dict.fromkeys([s.experiment for s in every] + [s.config for s in every]))
+        raise ValueError(f"only {only!r} matches no experiment or configuration of the {preset} preset: {', '.join(names)}")
+    out = Path(out)
     if dry_run:
-        for i, s in enumerate(specs, 1): log(f"{i:4d}  {s.experiment:20s} {s.config:24s} seed {s.seed}  {s.run_id}")
-        log(f"{len(specs)} runs"); return specs
+        done = _done(out)
+        for i, s in enumerate(specs, 1):
+            state = "done" if s.run_id in done else "resumes" if (out / "runs" / s.run_id / "ckpt.pt").exists() else ""
+            log(f"{i:4d}  {s.experiment:20s} {s.config:24s} seed {s.seed}  {state:7s}  {s.run_id}")
+        n_done = sum(s.run_id in done for s in specs)
+        log(f"{len(specs)} runs: {n_done} done, {len(specs) - n_done} to run (in {out})")
+        return specs
+    for data in dict.fromkeys(s.settings["data"] for s in specs if s.settings.get("task") == "ptb-char"):
+        missing = [f"ptb.char.{split}.txt" for split in ("valid", "test") if not (Path(data) / f"ptb.char.{split}.txt").exists()]
+        if missing:
+            raise ValueError(f"ptb_dir {data} lacks {', '.join(missing)}")
     results = run_specs(specs, out, keep_checkpoints, log)
     rows = summarize(results)
     write_tables(rows, out)
-    import matplotlib; matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    exps = list(dict.fromkeys(r["experiment"] for r in results))
-    fig, axs = plt.subplots(1, len(exps), figsize=(5 * len(exps), 3.4), squeeze=False)
-    for ax, e in zip(axs[0], exps): plot_curves(results, e, ax=ax)
-    fig.tight_layout(); fig.savefig(Path(out) / "curves.png", dpi=110); plt.close(fig)
-    fig, axs = plt.subplots(1, len(exps), figsize=(5 * len(exps), 3.4), squeeze=False)
-    for ax, e in zip(axs[0], exps): plot_metric_vs_params(rows, e, ax=ax)
-    fig.tight_layout(); fig.savefig(Path(out) / "metric_vs_params.png", dpi=110); plt.close(fig)
-    if any(e.endswith("low-data") for e in exps):
-        ax = plot_lowdata(rows, "ptb-char", "ptb-char low-data"); ax.figure.tight_layout(); ax.figure.savefig(Path(out) / "lowdata.png", dpi=110); plt.close(ax.figure)
+    _save_figures(results, rows, out)
     log(table_markdown(rows))
-    log(f"results: {Path(out) / 'results.jsonl'}\ntables: {Path(out) / 'summary.md'}, {Path(out) / 'summary.csv'}")
+    log(f"results: {out / 'results.jsonl'}\ntables: {out / 'summary.md'}, {out / 'summary.csv'}")
     return rows

@@ -68,7 +68,8 @@ def test_every_module_has_a_notebook_and_back():
 def test_runtime_requirements_stay_small():
     cfg = configparser.ConfigParser(delimiters=["="]); cfg.read(ROOT / "settings.ini")
     reqs = {re.split(r"[<>=!~ ]", r)[0] for r in cfg["DEFAULT"]["requirements"].split()}
-    assert reqs <= {"torch", "einops", "matplotlib", "torchvision", "numpy"}, reqs
+    assert reqs <= {"torch", "einops", "numpy", "matplotlib", "tqdm", "scikit-learn", "torchvision"}, reqs
+    assert {"numpy", "matplotlib", "tqdm", "scikit-learn"} <= reqs, "the README's main command needs them at run time"
     dev = cfg["DEFAULT"]["dev_requirements"].split()
     for pin in ["nbdev==2.4.14", "fastcore<2", "execnb<0.2", "fastgit<0.1"]: assert pin in dev
 

@@ -118,3 +118,15 @@ def test_readme_main_job_runs(tmp_path):
     results = [json.loads(l) for l in (out / "results.jsonl").read_text().splitlines()]
     assert len(results) == 8 and all(r["failure"] is None for r in results)
     assert "| mha |" in r.stdout and (out / "summary.md").exists() and (out / "curves.png").exists()
+
+
+def test_committed_results_name_no_absolute_path():
+    "Recorded settings are repo-relative (experiments._portable): no committed result names this machine's directories."
+    roots = {str(ROOT.parent), str(Path.home())}
+    for p in sorted((ROOT / "results").rglob("*")):
+        if p.suffix in (".jsonl", ".json", ".md", ".csv"):
+            text = p.read_text(encoding="utf-8")
+            assert not any(r in text for r in roots), f"{p.relative_to(ROOT)} holds an absolute path"
+    for line in (ROOT / "results" / "seed" / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        data = json.loads(line)["settings"].get("data")
+        assert data is None or not Path(data).is_absolute(), data

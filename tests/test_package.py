@@ -9,7 +9,13 @@ DEV_TOOLS = ["nbdev", "fastcore", "execnb", "fastgit", "IPython", "ipykernel", "
 
 
 def modules():
-    return sorted(p.stem for p in PKG.glob("*.py") if p.stem not in ("__init__", "_modidx"))
+    "Exported modules as dotted names under the package (`integrations.timm` for damcha/integrations/timm.py)."
+    return sorted(".".join(p.relative_to(PKG).with_suffix("").parts) for p in PKG.rglob("*.py")
+                  if p.stem not in ("__init__", "_modidx") and "__pycache__" not in p.parts)
+
+
+def module_file(m: str) -> Path:
+    return PKG.joinpath(*m.split(".")).with_suffix(".py")
 
 
 def notebook_exports():
@@ -57,10 +63,11 @@ def test_every_module_has_a_notebook_and_back():
     assert modules(), "no exported modules found"
     for m in modules():
         assert m in exports, f"damcha/{m}.py has no source notebook (no `#| default_exp {m}` in nbs/)"
-        header = (PKG / f"{m}.py").read_text(encoding="utf-8")
-        assert f"File to edit: ../nbs/{exports[m]}" in header, f"damcha/{m}.py does not say it is exported from {exports[m]}"
+        header = module_file(m).read_text(encoding="utf-8")
+        assert f"File to edit: {'../' * m.count('.')}../nbs/{exports[m]}" in header, \
+            f"damcha/{m}.py does not say it is exported from {exports[m]}"
     for m, nb in exports.items():
-        assert (PKG / f"{m}.py").exists(), f"{nb} exports {m} but damcha/{m}.py is missing: run nbdev_export"
+        assert module_file(m).exists(), f"{nb} exports {m} but {module_file(m).relative_to(ROOT)} is missing: run nbdev_export"
     numbers = [nb.split("_")[0] for nb in exports.values()]
     assert len(numbers) == len(set(numbers)), f"chapter numbers must be unique: {sorted(exports.values())}"
 

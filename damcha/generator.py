@@ -13,8 +13,8 @@ from torch import Tensor
 from .metric import head_dim, blocks, rowsum
 
 # %% auto #0
-__all__ = ['StructuredMLPForM', 'check_tokens', 'check_padding_mask', 'context', 'MetricGenerator', 'MetricQueries',
-           'metric_queries']
+__all__ = ['StructuredMLPForM', 'check_tokens', 'check_padding_mask', 'context', 'MetricGenerator', 'param_groups',
+           'clip_grad_norm_', 'metric_param_counts', 'MetricQueries', 'metric_queries']
 
 # %% ../nbs/01_generator.ipynb #935294e9
 def check_tokens(x: Tensor, d_model: int | None = None, name: str = "x") -> tuple[int, int, int]:
@@ -57,6 +57,20 @@ def context(x: Tensor, # (B, T, D) tokens
 
 # %% ../nbs/01_generator.ipynb #5a0a5626
 _MODES = ("mlp", "linear_comb", "bayesian", "separate_B")
+_PARAMETERIZATIONS = ("full", "rowsum")
+_CONTEXTS = ("full", "head-local")
+
+class _GroupedLinear(nn.Module):
+    "`G` independent linear maps, one per group of a `(..., G, n_in)` input; initialised as `nn.Linear` is."
+    def __init__(self, groups: int, n_in: int, n_out: int):
+        super().__init__()
+        self.groups, self.in_features, self.out_features = groups, n_in, n_out
+        bound = 1 / math.sqrt(n_in)
+        self.weight = nn.Parameter(torch.empty(groups, n_out, n_in).uniform_(-bound, bound))  # (G, n_out, n_in)
+        self.bias = nn.Parameter(torch.empty(groups * n_out).uniform_(-bound, bound))  # (G n_out,): 1-d, as nn.Linear's
+
+    def forward(self, x: Tensor) -> Tensor: # (..., G, n_in) -> (..., G, n_out)
+        return torch.einsum('...gi,goi->...go', x, self.weight) + self.bias.view(self.groups, -1)
 
 class MetricGenerator(nn.Module):
     "Maps a context `(..., D)` to a full cross-head metric `(..., D, D)` or, fused, to RowSum head metrics `(..., H, dh, dh)`."
@@ -69,50 +83,88 @@ class MetricGenerator(nn.Module):
                  n_layers: int = 1, # how many layers share this generator (for layer_bias)
                  off_diag_mode: str = "mlp", # 'mlp', 'linear_comb', 'bayesian' or 'separate_B'
                  prior_std: float = 1.0, # prior of the bayesian mixing coefficients
+                 parameterization: str = "full", # 'rowsum': the last layer holds only the H*dh*dh block-row sums
+                 context: str = "full", # 'head-local': m_i from c_i alone, by H independent MLPs
                 ):
         super().__init__()
         self.dh = head_dim(d_model, n_heads)
         self.d_model, self.n_heads, self.n_layers = d_model, n_heads, n_layers
-        if off_diag_mode not in _MODES: raise ValueError(f"off_diag_mode must be one of {_MODES}, got {off_diag_mode!r}")
-        if layer_bias and rank is None: rank = d_model
-        if rank is not None and (not isinstance(rank, int) or rank < 1): raise ValueError(f"rank must be a positive int, got {rank!r}")
-        if rank is not None and off_diag_mode != "mlp": raise ValueError(f"rank and layer_bias need off_diag_mode='mlp', got {off_diag_mode!r}")
-        if n_layers < 1: raise ValueError(f"n_layers must be >= 1, got {n_layers}")
+        self._init_kw = dict(hidden=tuple(hidden), use_mlp=use_mlp, dropout=dropout, rank=rank, layer_bias=layer_bias,
+                             n_layers=n_layers, off_diag_mode=off_diag_mode, prior_std=prior_std, context=context)
+        if off_diag_mode not in _MODES:
+            raise ValueError(f"off_diag_mode must be one of {_MODES}, got {off_diag_mode!r}")
+        if parameterization not in _PARAMETERIZATIONS:
+            raise ValueError(f"parameterization must be one of {_PARAMETERIZATIONS}, got {parameterization!r}")
+        if context not in _CONTEXTS:
+            raise ValueError(f"context must be one of {_CONTEXTS}, got {context!r}")
+        if layer_bias and rank is None:
+            rank = d_model
+        if rank is not None and (not isinstance(rank, int) or rank < 1):
+            raise ValueError(f"rank must be a positive int, got {rank!r}")
+        if rank is not None and off_diag_mode != "mlp":
+            raise ValueError(f"rank and layer_bias need off_diag_mode='mlp', got {off_diag_mode!r}")
+        if n_layers < 1:
+            raise ValueError(f"n_layers must be >= 1, got {n_layers}")
         if not use_mlp and (rank is not None or off_diag_mode != "mlp"):
             raise ValueError("use_mlp=False is the static metric: it takes no rank, layer_bias or off_diag_mode")
+        if parameterization == "rowsum" and (rank is not None or off_diag_mode != "mlp"):
+            raise ValueError("parameterization='rowsum' needs a full D x D metric whose head metrics are affine in the "
+                             "hidden activation (off_diag_mode='mlp', no rank, no layer_bias, or use_mlp=False); "
+                             f"got off_diag_mode={off_diag_mode!r}, rank={rank!r}, layer_bias={layer_bias!r}")
+        if context == "head-local" and (not use_mlp or rank is not None or off_diag_mode != "mlp"):
+            raise ValueError("context='head-local' needs use_mlp=True, off_diag_mode='mlp', no rank and no layer_bias; "
+                             f"got use_mlp={use_mlp!r}, off_diag_mode={off_diag_mode!r}, rank={rank!r}")
         self.use_mlp, self.rank, self.layer_bias, self.mode = use_mlp, rank, layer_bias, off_diag_mode
+        self.parameterization, self.context = parameterization, context
         self.diag_scale, self.off_diag_scale = 1.0, 1.0
         D, H, dh = d_model, n_heads, self.dh
+        rowsum_out = parameterization == "rowsum"
         if not use_mlp:
-            self.M0 = nn.Parameter(torch.eye(D))                                   # (D, D)
+            self.M0 = nn.Parameter(torch.eye(dh).repeat(H, 1, 1) if rowsum_out else torch.eye(D))  # (H, dh, dh) or (D, D)
             return
-        layers, width = [], D
-        for h in hidden: layers += [nn.Linear(width, h), nn.GELU(), nn.Dropout(dropout)]; width = h
+        local = context == "head-local"
+        layers, width = [], dh if local else D
+        for w in hidden:
+            layers += [_GroupedLinear(H, width, w) if local else nn.Linear(width, w), nn.GELU(), nn.Dropout(dropout)]
+            width = w
         self.body = nn.Sequential(*layers)
-        n_out = D * D if (rank is None and off_diag_mode == "mlp") else 2 * D * rank if rank else D * dh
-        self.out = nn.Linear(width, n_out)
+        if rank is not None:
+            n_out = 2 * D * rank
+        elif off_diag_mode != "mlp" or rowsum_out:
+            n_out = D * dh                                                         # H blocks of dh x dh
+        else:
+            n_out = D * D
+        self.out = _GroupedLinear(H, width, n_out // H) if local else nn.Linear(width, n_out)
         with torch.no_grad():
-            self.out.weight.div_(math.sqrt(H))
-            if rank is None:                                                       # bias = identity (full M or its diagonal blocks)
-                eye = torch.eye(D) if off_diag_mode == "mlp" else torch.eye(dh).expand(H, dh, dh)
+            if not rowsum_out:
+                self.out.weight.div_(math.sqrt(H))                                 # a RowSum of H blocks: one block's scale
+            if rank is None:                                                       # bias = identity (full M, or one per head)
+                eye = torch.eye(D) if n_out == D * D else torch.eye(dh).expand(H, dh, dh)
                 self.out.bias.copy_(eye.flatten())
-        if layer_bias: self.layer_scales = nn.Parameter(torch.ones(n_layers, rank))  # (L, r)
+        if layer_bias:
+            self.layer_scales = nn.Parameter(torch.ones(n_layers, rank))          # (L, r)
         if off_diag_mode in ("linear_comb", "bayesian"):
             self.alpha = nn.Parameter(0.02 * torch.randn(H, H, H))                 # (H, H, H): M_ij = sum_k alpha_ijk M_kk
         if off_diag_mode == "bayesian":
-            self.alpha_rho = nn.Parameter(torch.full((H, H, H), math.log(math.expm1(0.01))))  # sigma = softplus(rho) = 0.01
+            rho = math.log(math.expm1(0.01))                                       # sigma = softplus(rho) = 0.01
+            self.alpha_rho = nn.Parameter(torch.full((H, H, H), rho))
             self.prior_std = prior_std
         if off_diag_mode == "separate_B":
             self.B = nn.Parameter(0.02 * torch.randn(H, H, dh, dh))                # (H, H, dh, dh), i != j used
 
     def extra_repr(self):
         return (f"d_model={self.d_model}, n_heads={self.n_heads}, use_mlp={self.use_mlp}, mode={self.mode!r}, "
-                f"rank={self.rank}, layer_bias={self.layer_bias}")
+                f"rank={self.rank}, layer_bias={self.layer_bias}, parameterization={self.parameterization!r}, "
+                f"context={self.context!r}")
 
 # %% ../nbs/01_generator.ipynb #ce86e776
 def _hidden(self: MetricGenerator, c: Tensor) -> Tensor:
-    if c.shape[-1] != self.d_model: raise ValueError(f"c must have shape (..., {self.d_model}), got {tuple(c.shape)}")
-    return self.body(c)                                                            # (..., n_h)
+    "The last hidden activation: `(..., n_h)` from `c (..., D)`, or per head `(..., H, n_h)` from `c_i` when head-local."
+    if c.shape[-1] != self.d_model:
+        raise ValueError(f"c must have shape (..., {self.d_model}), got {tuple(c.shape)}")
+    if self.context == "head-local":
+        c = c.unflatten(-1, (self.n_heads, self.dh))                               # (..., H, dh): c_i, head i's slice
+    return self.body(c)                                                            # (..., n_h) or (..., H, n_h)
 
 def _scale(self: MetricGenerator, layer: int) -> Tensor | None:
     if not self.layer_bias: return None
@@ -129,18 +181,32 @@ def _alpha_off(self: MetricGenerator) -> Tensor:
 def _off_B(self: MetricGenerator) -> Tensor:
     return self.B * (1 - torch.eye(self.n_heads, dtype=self.B.dtype, device=self.B.device))[:, :, None, None]
 
-MetricGenerator._hidden, MetricGenerator._scale, MetricGenerator._alpha_off, MetricGenerator._off_B = _hidden, _scale, _alpha_off, _off_B
+def _rowsum_factor(self: MetricGenerator) -> float:
+    "With block scales `(s_d, s_o)`, a `'rowsum'` generator's head metric is this factor times its block-row sum."
+    return self.off_diag_scale + (self.diag_scale - self.off_diag_scale) / self.n_heads
+
+MetricGenerator._hidden, MetricGenerator._scale, MetricGenerator._alpha_off = _hidden, _scale, _alpha_off
+MetricGenerator._off_B, MetricGenerator._rowsum_factor = _off_B, _rowsum_factor
 
 # %% ../nbs/01_generator.ipynb #62424fb1
+def _spread(m: Tensor, # (..., H, dh, dh) block-row sums
+           ) -> Tensor: # (..., D, D)
+    "The representative of least Frobenius norm with block-row sums `m`: every block of row `i` is `m_i / H`."
+    H, dh = m.shape[-3], m.shape[-1]
+    Mb = (m / H).unsqueeze(-2).expand(*m.shape[:-1], H, dh)                        # (..., H, dh, H, dh)
+    return Mb.flatten(-4, -3).flatten(-2, -1)                                      # (..., D, D)
+
 def _full_metric(self: MetricGenerator,
                  c: Tensor, # (..., D) context
                  layer: int = 0, # which layer's scale, for layer_bias
                 ) -> Tensor: # (..., D, D)
-    "The full cross-head metric `M(c)`, with the current block scales applied."
+    "The full cross-head metric `M(c)`, with the current block scales applied (for `'rowsum'`: see `_spread`)."
     D, H, dh = self.d_model, self.n_heads, self.dh
+    lead = c.shape[:-1]
     if not self.use_mlp:
         if c.shape[-1] != D: raise ValueError(f"c must have shape (..., {D}), got {tuple(c.shape)}")
-        M = self.M0.expand(*c.shape[:-1], D, D)                                    # (..., D, D)
+        M0 = _spread(self.M0) if self.parameterization == "rowsum" else self.M0   # (D, D)
+        M = M0.expand(*lead, D, D)                                                 # (..., D, D)
     elif self.rank is not None:
         r = self.rank
         o = self.out(self._hidden(c))                                              # (..., 2 D r)
@@ -149,7 +215,9 @@ def _full_metric(self: MetricGenerator,
         if s is not None: U = U * s                                                # U diag(s_l)
         M = U @ V.transpose(-1, -2) / math.sqrt(r)                                 # (..., D, D)
     elif self.mode == "mlp":
-        M = self.out(self._hidden(c)).unflatten(-1, (D, D))                        # (..., D, D)
+        o = self.out(self._hidden(c))                    # (..., D D) or (..., D dh); head-local (..., H, D dh) or (..., H, dh dh)
+        if self.parameterization == "rowsum": M = _spread(o.reshape(*lead, H, dh, dh))  # (..., D, D)
+        else: M = o.reshape(*lead, D, D)                                           # head-local: row block i from MLP i
     else:
         G = self.out(self._hidden(c)).unflatten(-1, (H, dh, dh))                   # (..., H, dh, dh): diagonal blocks
         if self.mode == "separate_B": off = self._off_B().expand(*G.shape[:-3], H, H, dh, dh)
@@ -170,7 +238,13 @@ def _affine_map(self: MetricGenerator) -> tuple[Tensor, Tensor] | None:
     if not self.use_mlp or self.rank is not None: return None                      # static, or U V^T: not affine in h
     H, dh = self.n_heads, self.dh
     sd, so = self.diag_scale, self.off_diag_scale
-    W, b = self.out.weight, self.out.bias
+    W, b = self.out.weight, self.out.bias                # (rows, n_h), or per head (H, rows / H, n_h); b: 1-d
+    if self.mode == "mlp" and self.parameterization == "rowsum":
+        Weff, beff = W.view(H, dh, dh, -1), b.view(H, dh, dh)                      # the compact layer itself: no sum
+        f = self._rowsum_factor()
+        if f != 1.0:
+            Weff, beff = f * Weff, f * beff
+        return Weff, beff
     if self.mode == "mlp":
         Wb, bb = W.view(H, dh, H, dh, -1), b.view(H, dh, H, dh)                    # block views of the last layer
         Weff, beff = Wb.sum(2), bb.sum(2)                                          # (H, dh, dh, n_h), (H, dh, dh)
@@ -193,10 +267,13 @@ def _head_metrics(self: MetricGenerator,
     sd, so = self.diag_scale, self.off_diag_scale
     if not self.use_mlp:
         if c.shape[-1] != D: raise ValueError(f"c must have shape (..., {D}), got {tuple(c.shape)}")
-        Mb = blocks(self.M0, H)                                                    # (H, dh, H, dh)
-        m = so * Mb.sum(2) + (sd - so) * torch.einsum('iaib->iab', Mb)             # (H, dh, dh)
+        if self.parameterization == "rowsum":
+            m = self._rowsum_factor() * self.M0                                    # (H, dh, dh)
+        else:
+            Mb = blocks(self.M0, H)                                                # (H, dh, H, dh)
+            m = so * Mb.sum(2) + (sd - so) * torch.einsum('iaib->iab', Mb)         # (H, dh, dh)
         return m.expand(*c.shape[:-1], H, dh, dh)
-    h = self._hidden(c)                                                            # (..., n_h)
+    h = self._hidden(c)                                                            # (..., n_h), head-local (..., H, n_h)
     if self.rank is not None:
         W, b, r = self.out.weight, self.out.bias, self.rank
         Wu, Wv = W[:D*r], W[D*r:].view(H, dh, r, -1)                               # (D r, n_h), (H, dh, r, n_h)
@@ -209,6 +286,9 @@ def _head_metrics(self: MetricGenerator,
         if s is not None: U = U * s
         return U @ Vt.transpose(-1, -2) / math.sqrt(r)                             # (..., H, dh, dh)
     Weff, beff = self._affine_map()
+    if self.context == "head-local":                                               # m_i = W_i h_i + b_i, one MLP per head
+        m = torch.einsum('...ik,iek->...ie', h, Weff.flatten(1, 2)) + beff.flatten(1)  # (..., H, dh dh)
+        return m.unflatten(-1, (dh, dh))                                           # (..., H, dh, dh)
     return F.linear(h, Weff.flatten(0, 2), beff.flatten()).unflatten(-1, (H, dh, dh))  # (..., H, dh, dh)
 
 def _forward(self: MetricGenerator,
@@ -243,6 +323,106 @@ def _block_scales(self: MetricGenerator, diag: float = 1.0, off_diag: float = 1.
     finally: self.diag_scale, self.off_diag_scale = old
 
 MetricGenerator.block_scales = _block_scales
+
+# %% ../nbs/01_generator.ipynb #a1b2c302
+def _to_rowsum(self: MetricGenerator) -> MetricGenerator:
+    "An equivalent `'rowsum'` generator: the same body, and a last layer (or static metric) holding this one's block-row sums."
+    new = MetricGenerator(self.d_model, self.n_heads, **self._init_kw, parameterization="rowsum")  # refuses other modes
+    p = next(self.parameters())
+    new = new.to(device=p.device, dtype=p.dtype)
+    H, dh = self.n_heads, self.dh
+    full = self.parameterization == "full"
+    with torch.no_grad():
+        if not self.use_mlp:
+            new.M0.copy_(blocks(self.M0, H).sum(2) if full else self.M0)           # (H, dh, dh)
+        else:
+            new.body.load_state_dict(self.body.state_dict())
+            W, b = self.out.weight, self.out.bias
+            if full:
+                W, b = W.view(H, dh, H, dh, -1).sum(2), b.view(H, dh, H, dh).sum(2)  # (H, dh, dh, n_h), (H, dh, dh)
+            new.out.weight.copy_(W.reshape(new.out.weight.shape))
+            new.out.bias.copy_(b.reshape(new.out.bias.shape))
+    new.diag_scale, new.off_diag_scale = self.diag_scale, self.off_diag_scale
+    return new.train(self.training)
+
+def _compact_params(self: MetricGenerator) -> list[nn.Parameter]:
+    "The parameters that hold block-row sums, each standing for `H` equal blocks of the `'full'` model; empty for `'full'`."
+    if self.parameterization != "rowsum":
+        return []
+    if not self.use_mlp:
+        return [self.M0]
+    return [self.out.weight, self.out.bias]
+
+def _identifiable_count(self: MetricGenerator) -> int:
+    "How many of this generator's parameters can influence the head metrics (an upper bound for the low-rank modes)."
+    D, H, dh = self.d_model, self.n_heads, self.dh
+    n = sum(p.numel() for p in self.parameters())
+    if self.parameterization == "rowsum":
+        return n
+    if not self.use_mlp:
+        return n - D * D + D * dh                                                  # M0: only its block-row sums
+    n_h1 = self.out.in_features + 1                                                # a weight row and its bias
+    if self.rank is not None:
+        return n - (D - dh) * self.rank * n_h1                                     # V enters through sum_j V_j only
+    if self.mode == "mlp":
+        return n - (D * D - D * dh) * n_h1                                         # last layer: only block-row sums
+    if self.mode == "separate_B":
+        return n - self.B.numel()                                                  # sum_{j != i} B_ij adds to the bias b_i
+    if self.mode == "linear_comb":
+        return n - self.alpha.numel()                                              # beta(alpha) W is as general as W
+    return n - 2 * H * H                                                           # bayesian: alpha_ii., rho_ii. unused
+
+MetricGenerator.to_rowsum, MetricGenerator._compact_params = _to_rowsum, _compact_params
+MetricGenerator._identifiable_count = _identifiable_count
+
+# %% ../nbs/01_generator.ipynb #a1b2c303
+def _compact_factors(model: nn.Module) -> dict[int, int]:
+    "`id(parameter) -> H` for every compact (block-row sum) parameter of every `'rowsum'` generator in `model`."
+    out = {}
+    for m in model.modules():
+        if isinstance(m, MetricGenerator):
+            for p in m._compact_params():
+                out[id(p)] = m.n_heads
+    return out
+
+def param_groups(model: nn.Module,
+                 lr: float, # the learning rate of the 'full' model
+                 weight_decay: float, # AdamW's decoupled weight decay of the 'full' model, on matrices only
+                ) -> list[dict]:
+    "AdamW groups under which `'rowsum'` generators train as their `'full'` counterparts: compact layers at `lr * H`, `wd / H`."
+    if not lr > 0:
+        raise ValueError(f"lr must be a positive number, got {lr!r}")
+    if not weight_decay >= 0:
+        raise ValueError(f"weight_decay must be >= 0, got {weight_decay!r}")
+    factor, groups = _compact_factors(model), {}
+    for p in model.parameters():
+        if not p.requires_grad:
+            continue
+        key = (factor.get(id(p), 1), p.ndim >= 2)                                 # biases and norms: no decay
+        groups.setdefault(key, []).append(p)
+    return [dict(params=ps, lr=lr * f, weight_decay=weight_decay / f if decay else 0.0)
+            for (f, decay), ps in groups.items()]
+
+def clip_grad_norm_(model: nn.Module,
+                    max_norm: float, # clip to this global 2-norm (float('inf'): measure only)
+                   ) -> Tensor: # the global gradient norm the 'full' model would have, before clipping
+    "`torch.nn.utils.clip_grad_norm_` with each compact gradient counted `H` times (its squared norm times `H`)."
+    factor = _compact_factors(model)
+    grads = [(p.grad, factor.get(id(p), 1)) for p in model.parameters() if p.grad is not None]
+    if not grads:
+        return torch.zeros(())
+    norms = [torch.linalg.vector_norm(g.detach()) * math.sqrt(f) for g, f in grads]
+    total = torch.linalg.vector_norm(torch.stack([n.to(norms[0]) for n in norms]))
+    coef = (max_norm / (total + 1e-6)).clamp(max=1.0)                              # torch's own formula
+    for g, _ in grads:
+        g.detach().mul_(coef.to(g))
+    return total
+
+def metric_param_counts(model: nn.Module) -> dict:
+    "`dict(nominal=, identifiable=)`: parameters held by every `MetricGenerator` in `model`, and those that reach the scores."
+    gens = [m for m in model.modules() if isinstance(m, MetricGenerator)]
+    return dict(nominal=sum(sum(p.numel() for p in g.parameters()) for g in gens),
+                identifiable=sum(g._identifiable_count() for g in gens))
 
 # %% ../nbs/01_generator.ipynb #fd193d57
 class MetricQueries(torch.autograd.Function):
@@ -318,7 +498,8 @@ def _head_queries(self: MetricGenerator,
     H, dh = self.n_heads, self.dh
     if xh.shape[-2:] != (H, dh) or xh.shape[:-2] != c.shape[:-1]:
         raise ValueError(f"xh must have shape (..., H, dh) = (..., {H}, {dh}) with the leading shape of c {tuple(c.shape[:-1])}, got {tuple(xh.shape)}")
-    aff = None if chunk_size is None else self._affine_map()
+    chunked = chunk_size is not None and self.context == "full"                  # head-local: the plain path
+    aff = self._affine_map() if chunked else None
     if aff is None: return torch.einsum('...ia,...iae->...ie', xh, self.head_metrics(c, layer))  # plain, static or low rank
     h, (W, b) = self._hidden(c), aff                                               # (..., n_h)
     q = metric_queries(xh.reshape(-1, H, dh), h.reshape(-1, h.shape[-1]), W, b, chunk_size)  # (N, H, dh)

@@ -13,13 +13,13 @@ import torch.nn.functional as F
 import torch.distributed as dist
 from torch import Tensor
 from torch.utils.data import default_collate
-from .generator import MetricGenerator
+from .generator import MetricGenerator, param_groups, clip_grad_norm_, metric_param_counts
 from .matroid import MatroidalMetric, DenseMetric
 from .models import ATTENTIONS, Decoder, VisionTransformer, param_counts
 from .data import Task, make_task, PatchReconstructor, row_mask, masked_patch_mse, patchify
 
 # %% auto #0
-__all__ = ['TASKS', 'param_groups', 'CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RESUME_FREE', 'TrainConfig', 'resolve_device',
+__all__ = ['TASKS', 'CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RESUME_FREE', 'TrainConfig', 'resolve_device',
            'setup_distributed', 'autocast_for', 'distribute', 'build_model', 'model_params',
            'attention_flops_per_token', 'step_generator', 'train_batch', 'eval_batches', 'aux_loss', 'lr_at',
            'make_optimizer', 'set_lr', 'train_step', 'evaluate', 'AttentionMonitor', 'grad_norm_stats',
@@ -188,11 +188,14 @@ def build_model(cfg: TrainConfig, task: Task) -> nn.Module:
     raise ValueError(f"task kind must be lm, classify or reconstruct, got {task.kind!r}")
 
 def model_params(model: nn.Module) -> dict[str, int]:
-    "Parameter counts: total, attention (generators included) and metric (generators and Mahalanobis metrics)."
+    "Parameter counts: total, attention (generators included), metric (nominal) and the metric's identifiable part."
     c = param_counts(model)
     kinds = (MetricGenerator, MatroidalMetric, DenseMetric)
     metric = {id(p): p.numel() for m in model.modules() if isinstance(m, kinds) for p in m.parameters()}
-    return dict(params_total=c["total"], params_attention=c["attention"], params_metric=sum(metric.values()))
+    gen = metric_param_counts(model)                                 # DAMCHA generators: nominal and identifiable
+    nominal = sum(metric.values())
+    return dict(params_total=c["total"], params_attention=c["attention"], params_metric=nominal,
+                params_metric_identifiable=nominal - gen["nominal"] + gen["identifiable"])
 
 def _stack_name(model: nn.Module) -> str:
     for name, m in model.named_modules():
@@ -260,14 +263,6 @@ def aux_loss(model: nn.Module) -> Tensor | float:
     return total
 
 # %% ../nbs/08_train.ipynb #e48b981f
-def _plain_groups(model: nn.Module, lr: float, weight_decay: float) -> list[dict]:
-    "AdamW groups: weight decay on matrices (2 or more dimensions), none on vectors."
-    decay = [p for p in model.parameters() if p.requires_grad and p.ndim >= 2]
-    other = [p for p in model.parameters() if p.requires_grad and p.ndim < 2]
-    return [dict(params=decay, lr=lr, weight_decay=weight_decay), dict(params=other, lr=lr, weight_decay=0.0)]
-
-param_groups = _plain_groups
-
 def lr_at(cfg: TrainConfig, step: int) -> float:
     "Multiplier of the peak rate at optimizer step `step` (0-based): linear warm-up, then cosine to `min_lr_ratio`."
     if step < cfg.warmup:
@@ -292,8 +287,7 @@ def set_lr(opt: torch.optim.Optimizer, cfg: TrainConfig, step: int) -> float:
 
 def _clip(model: nn.Module, cfg: TrainConfig) -> Tensor:
     "The global gradient norm before clipping; clips to `cfg.grad_clip` unless it is 0 or None."
-    max_norm = cfg.grad_clip if cfg.grad_clip else math.inf
-    return torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    return clip_grad_norm_(model, cfg.grad_clip if cfg.grad_clip else math.inf)
 
 def train_step(model: nn.Module, opt: torch.optim.Optimizer, task: Task, cfg: TrainConfig, step: int, device="cpu",
                net: nn.Module | None = None, # the module to call: `model` wrapped by DDP or torch.compile

@@ -201,7 +201,7 @@ def _cmd_train(args) -> int:
 
 # %% ../nbs/11_cli.ipynb #83bcb686
 _COMPARE_FLAGS = dict(preset="--preset", out="--out", ptb_dir="--ptb", seeds="--seeds", only="--only",
-                      dry_run="--dry-run", keep_checkpoints="--keep-checkpoints")
+                      dry_run="--dry-run", keep_checkpoints="--keep-checkpoints", threads="--threads")
 
 def _compare_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="run a comparison preset and print its table",
@@ -219,12 +219,17 @@ def _compare_parser(sub) -> argparse.ArgumentParser:
                    help="run only the experiments or configurations whose name contains this text")
     p.add_argument("--keep-checkpoints", action="store_true",
                    help="keep each run's checkpoint after its result is written")
+    p.add_argument("--threads", type=int, default=None,
+                   help="CPU threads for torch (default: torch's choice); losses and accuracies can differ in their "
+                        "last digits with the thread count")
     p.set_defaults(func=_cmd_compare)
     return p
 
 def _cmd_compare(args) -> int:
     from damcha.experiments import compare
     out = args.out or f"runs/compare-{args.preset}"
+    if args.threads is not None and args.threads < 1:
+        raise ValueError(f"--threads must be >= 1, got {args.threads}")
     kw = dict(dry_run=args.dry_run, ptb_dir=args.ptb, seeds=args.seeds, keep_checkpoints=args.keep_checkpoints,
               only=args.only)
     try:
@@ -232,6 +237,9 @@ def _cmd_compare(args) -> int:
             _check_out(out)
         args.continue_with = (f"finished runs are kept in {Path(out) / 'results.jsonl'}; rerun the same command to "
                               "continue (it skips them and resumes the interrupted run from its last checkpoint)")
+        if args.threads is not None:
+            import torch
+            torch.set_num_threads(args.threads)
         compare(args.preset, out, **kw)
     except ValueError as e:
         raise ValueError(_flags(e, _COMPARE_FLAGS)) from None

@@ -10,13 +10,13 @@ from torch import Tensor
 try:
     import transformers
 except ImportError as e:
-    raise ImportError("damcha.integrations.hf needs transformers >= 5: pip install 'damcha[hf]'") from e
-if int(transformers.__version__.split(".")[0]) < 5:
-    raise ImportError(f"damcha.integrations.hf needs transformers >= 5, found {transformers.__version__}: "
-                      "pip install 'damcha[hf]'")
+    raise ImportError("damcha.integrations.hf needs transformers: pip install 'damcha[hf]'") from e
 from transformers import AutoConfig, AutoModelForCausalLM, GenerationMixin, PreTrainedConfig, PreTrainedModel
 from transformers.cache_utils import Cache
 from transformers.modeling_outputs import CausalLMOutputWithPast
+if "cache" not in CausalLMOutputWithPast.__dataclass_fields__:                         # generate() passes `cache=`
+    raise ImportError(f"damcha.integrations.hf needs a transformers whose models take `cache=` (tested: 5.24.0), "
+                      f"found {transformers.__version__}: pip install 'damcha[hf]'")
 from ..models import Decoder, attention_class
 
 # %% auto #0
@@ -146,6 +146,8 @@ class DamchaForCausalLM(DamchaPreTrainedModel, GenerationMixin):
                ) -> CausalLMOutputWithPast:
         if inputs_embeds is not None:
             raise ValueError("inputs_embeds: DamchaForCausalLM takes input_ids")
+        if kwargs.get("past_key_values") is not None:
+            raise ValueError("past_key_values: this transformers version's name for the cache is `cache`")
         if cache is not None and not isinstance(cache, DamchaCache):
             if cache.get_seq_length() > 0:
                 raise ValueError(f"cache: expected a DamchaCache, got a filled {type(cache).__name__}")

@@ -11,13 +11,13 @@ from torch import Tensor
 try:
     import timm
 except ImportError as e:
-    raise ImportError("damcha.integrations.timm needs timm >= 1.0: pip install 'damcha[timm]'") from e
-if int(timm.__version__.split(".")[0]) < 1:
-    raise ImportError(f"damcha.integrations.timm needs timm >= 1.0, found {timm.__version__}: "
-                      "pip install 'damcha[timm]'")
+    raise ImportError("damcha.integrations.timm needs timm: pip install 'damcha[timm]'") from e
 from timm.data import IMAGENET_DEFAULT_MEAN, IMAGENET_DEFAULT_STD
 from timm.models import build_model_with_cfg, generate_default_cfgs, register_model
-from timm.models.vision_transformer import VisionTransformer
+from timm.models.vision_transformer import Block, VisionTransformer
+if "is_causal" not in inspect.signature(Block.forward).parameters:                    # the attention call we adapt to
+    raise ImportError(f"damcha.integrations.timm needs a timm whose blocks pass attn_mask and is_causal "
+                      f"(tested: 1.0.31), found {timm.__version__}: pip install 'damcha[timm]'")
 from ..generator import MetricGenerator, context
 from ..models import attention_class, make_attention
 
@@ -105,7 +105,7 @@ def create_vit(variant: str, # the registered name, for timm's pretrained_cfg
                share_mlp: bool = True, # DAMCHA: one generator for the stack, fed the stack input
                **kwargs, # VisionTransformer / timm builder arguments, then attention (or generator) options
               ) -> VisionTransformer:
-    "timm's `VisionTransformer` whose blocks run the book's `attention`."
+    "timm's `VisionTransformer` whose blocks run the book's `attention` (`features_only=True`: timm's wrapper of it)."
     if pretrained:
         raise ValueError("pretrained: no DAMCHA weights are published; load a checkpoint (checkpoint_path=...) "
                          "or a stock ViT's weights with load_stock_weights")
@@ -118,16 +118,18 @@ def create_vit(variant: str, # the registered name, for timm's pretrained_cfg
     bias = vit.get("qkv_bias", True)
     if bias != vit.get("proj_bias", True):
         raise ValueError(f"qkv_bias={bias} and proj_bias={vit.get('proj_bias')}: the book's layers use one bias flag")
+    out_indices = vit.pop("out_indices", 3)                                            # as timm's own ViT entrypoints
     model = build_model_with_cfg(VisionTransformer, variant, pretrained=False,
-                                 feature_cfg=dict(out_indices=vit.get("out_indices", 3), feature_cls="getter"), **vit)
+                                 feature_cfg=dict(out_indices=out_indices, feature_cls="getter"), **vit)
+    vit_model = model if isinstance(model, VisionTransformer) else model.model         # features_only: timm's wrapper
     shared = None
     if attention == "damcha" and share_mlp:
-        shared = _shared_generator(model, opts)
+        shared = _shared_generator(vit_model, opts)
         opts["own_generator"] = False
-    H = model.blocks[0].attn.num_heads
-    for i, blk in enumerate(model.blocks):
+    H, D = vit_model.blocks[0].attn.num_heads, vit_model.embed_dim
+    for i, blk in enumerate(vit_model.blocks):
         try:
-            layer = make_attention(attention, model.embed_dim, H, dropout=blk.attn.attn_drop.p, bias=bias, **opts)
+            layer = make_attention(attention, D, H, dropout=blk.attn.attn_drop.p, bias=bias, **opts)
         except TypeError as e:
             raise ValueError(f"attention options for {attention!r}: {e}") from e
         blk.attn = TimmAttention(layer, blk.attn.proj_drop.p, i, shared)

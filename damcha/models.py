@@ -35,7 +35,8 @@ ATTENTIONS: dict[str, type[nn.Module]] = {
 
 def attention_class(name: str) -> type[nn.Module]:
     "The class registered under `name`; a `ValueError` listing the known names otherwise."
-    if name not in ATTENTIONS: raise ValueError(f"unknown attention {name!r}; known: {', '.join(ATTENTIONS)}")
+    if name not in ATTENTIONS:
+        raise ValueError(f"unknown attention {name!r}; known: {', '.join(ATTENTIONS)}")
     return ATTENTIONS[name]
 
 def make_attention(name: str, d_model: int, n_heads: int, dropout: float = 0.0, **kwargs) -> nn.Module:

@@ -66,7 +66,7 @@ def _flags(message: str, names: dict[str, str]) -> str:
     return message
 
 def _check_out(path: str | Path, flag: str = "--out") -> None:
-    "A ValueError naming `flag` unless `path` is, or can become, a directory this process writes to; leaves nothing behind."
+    "A ValueError naming `flag` unless `path` is, or can become, a directory this process writes to; leaves no trace."
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise ValueError(f"{flag} {path}: exists and is not a directory")
@@ -138,10 +138,11 @@ def _check_options(kw: dict, cls: type, flag: str, strict: bool = False) -> None
     known = [n for n, p in params.items() if n not in ("self", "d_model", "n_heads") and p.kind != p.VAR_KEYWORD]
     unknown = [k for k in kw if k not in known]
     if unknown:
-        raise ValueError(f"{flag} {unknown[0]}: {cls.__name__} has no option {unknown[0]!r}; it takes {', '.join(known)}")
+        name = unknown[0]
+        raise ValueError(f"{flag} {name}: {cls.__name__} has no option {name!r}; it takes {', '.join(known)}")
 
 def _check_model(cfg) -> None:
-    "Build one layer of the stack `cfg` asks for (on the meta device when it can): option errors before any data is read."
+    "Build one layer of the stack `cfg` asks for (on the meta device when it can): option errors before any data."
     import torch
     from damcha.generator import MetricGenerator
     from damcha.models import Stack, attention_class
@@ -149,13 +150,15 @@ def _check_model(cfg) -> None:
     _check_options(cfg.attn_kwargs, attention_class(cfg.attention), "--attn-kw", strict=damcha)
     if damcha:
         _check_options(cfg.generator_kwargs, MetricGenerator, "--generator-kw")
-    sizes = (cfg.d_model, cfg.n_heads, 1, cfg.d_ff, cfg.attention, cfg.share_mlp, cfg.use_mlp, cfg.mlp_hidden, cfg.dropout)
-    for flag, gkw, akw in (("--generator-kw", cfg.generator_kwargs, {}), ("--attn-kw", cfg.generator_kwargs, cfg.attn_kwargs)):
+    sizes = (cfg.d_model, cfg.n_heads, 1, cfg.d_ff, cfg.attention, cfg.share_mlp, cfg.use_mlp, cfg.mlp_hidden,
+             cfg.dropout)
+    gen, att = cfg.generator_kwargs, cfg.attn_kwargs
+    for flag, gkw, akw in (("--generator-kw", gen, {}), ("--attn-kw", gen, att)):
         try:
             try:
                 with torch.device("meta"):                                       # no memory, no initialisation
                     Stack(*sizes, dict(gkw) or None, dict(akw) or None)
-            except (NotImplementedError, RuntimeError):                          # a layer that needs real numbers to build
+            except (NotImplementedError, RuntimeError):                          # a layer that needs real numbers
                 Stack(*sizes, dict(gkw) or None, dict(akw) or None)
         except (ValueError, TypeError) as e:
             raise ValueError(f"{flag}: {_one_line(e)}") from None
@@ -293,5 +296,5 @@ def main(argv: list[str] | None = None) -> int:
         say("interrupted" + (f"; {args.continue_with}" if getattr(args, "continue_with", None) else ""))
         return 130
 
-if __name__ == "__main__" and "__file__" in globals():                 # `python -m damcha.cli` (torchrun); not in the notebook
+if __name__ == "__main__" and "__file__" in globals():          # `python -m damcha.cli` (torchrun); not in the notebook
     sys.exit(main())

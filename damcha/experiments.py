@@ -151,7 +151,7 @@ def _grad_norm_variance(evals: list[dict]) -> float:
     return statistics.fmean(vars_) + statistics.pvariance(means) if len(means) > 1 else vars_[0]
 
 def _portable(settings: dict) -> dict:
-    "`settings` with an absolute `data` path written relative to the working directory (the checkout), as a command types it."
+    "`settings` with an absolute `data` path made relative to the working directory (the checkout), as a command types it."
     data = settings.get("data")
     if not data or not os.path.isabs(data):
         return dict(settings)
@@ -193,7 +193,8 @@ def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = Fa
             res, failure = None, str(e)
         recs = read_metrics(run_dir / "metrics.jsonl")
         evals = [r for r in recs if r["kind"] == "eval"]
-        row = dict(run_id=spec.run_id, experiment=spec.experiment, config=spec.config, seed=spec.seed, settings=_portable(spec.settings),
+        row = dict(run_id=spec.run_id, experiment=spec.experiment, config=spec.config, seed=spec.seed,
+                   settings=_portable(spec.settings),
                    failure=failure, final=evals[-1] if evals else None, best_val_loss=min((e["val_loss"] for e in evals), default=None),
                    test=next((r for r in recs if r["kind"] == "test"), None),
                    grad_norm_var=_grad_norm_variance(evals) if evals else None,
@@ -354,12 +355,13 @@ def _save_figures(results: list[dict], rows: list[dict], out: Path) -> None:
 
 def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_run: bool = False, ptb_dir=None,
             seeds: tuple[int, ...] | None = None, keep_checkpoints: bool = False, only: str | None = None, log=print) -> list[dict]:
-    "Run (or list) a preset's comparison; returns the summary rows (or the specs when dry_run). Calling it again continues it."
+    "Run (or list) a preset's comparison; returns the summary rows (or the specs when dry_run). Call it again to continue."
     every = preset_runs(preset, ptb_dir, seeds)
     specs = [s for s in every if not only or only in s.experiment or only in s.config]
     if not specs:
         names = list(dict.fromkeys([s.experiment for s in every] + [s.config for s in every]))
-        raise ValueError(f"only {only!r} matches no experiment or configuration of the {preset} preset: {', '.join(names)}")
+        raise ValueError(f"only {only!r} matches no experiment or configuration of the {preset} preset: "
+                         f"{', '.join(names)}")
     out = Path(out)
     if dry_run:
         done = _done(out)
@@ -370,7 +372,8 @@ def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_r
         log(f"{len(specs)} runs: {n_done} done, {len(specs) - n_done} to run (in {out})")
         return specs
     for data in dict.fromkeys(s.settings["data"] for s in specs if s.settings.get("task") == "ptb-char"):
-        missing = [f"ptb.char.{split}.txt" for split in ("valid", "test") if not (Path(data) / f"ptb.char.{split}.txt").exists()]
+        missing = [f"ptb.char.{split}.txt" for split in ("valid", "test")
+                   if not (Path(data) / f"ptb.char.{split}.txt").exists()]
         if missing:
             raise ValueError(f"ptb_dir {data} lacks {', '.join(missing)}")
     results = run_specs(specs, out, keep_checkpoints, log)

@@ -7,7 +7,8 @@ README's printed results equal to what its first command prints.
     python tools/readme.py --check-quick OUTPUT   # exit 1 unless the tables in OUTPUT (what that command printed)
                                                   # are the README's printed tables
     python tools/readme.py --refresh-quick        # run that command (without its install step) in a fresh directory,
-                                                  # write its tables and wall time into nbs/index.ipynb, render README.md
+                                                  # write its tables and wall time into nbs/index.ipynb,
+                                                  # render README.md
     python tools/readme.py --refresh-quick OUTPUT # the same from a saved output (the wall time is left as it is)
 
 Markdown cells are copied; code cells become ```python blocks followed by their text output; cells carrying a
@@ -161,8 +162,8 @@ def refresh_quick(output: str, seconds: float | None = None, cores: int | None =
     section = printed_section(src)
     intro, old_tables = section.split("\n\n", 1)
     if seconds is not None:
-        intro = PRINTED.sub(lambda m: f"What it printed here ({m['head']}{seconds:.0f} s on {cores or m['cores']} cores",
-                            intro)
+        intro = PRINTED.sub(
+            lambda m: f"What it printed here ({m['head']}{seconds:.0f} s on {cores or m['cores']} cores", intro)
     src = src.replace(section, intro + "\n\n" + new_tables)
     lines = src.split("\n")
     cell["source"] = [l + "\n" for l in lines[:-1]] + [lines[-1]]

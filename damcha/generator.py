@@ -13,47 +13,8 @@ from torch import Tensor
 from .metric import head_dim, blocks, rowsum
 
 # %% auto #0
-__all__ = ['StructuredMLPForM', 'check_tokens', 'check_padding_mask', 'context', 'MetricGenerator', 'param_groups',
-           'clip_grad_norm_', 'metric_param_counts', 'MetricQueries', 'metric_queries']
-
-# %% ../nbs/01_generator.ipynb #935294e9
-def check_tokens(x: Tensor, d_model: int | None = None, name: str = "x") -> tuple[int, int, int]:
-    "`B, T, D` of a `(B, T, D)` floating tensor; a `ValueError` for any other rank, width or dtype."
-    if not isinstance(x, Tensor) or x.ndim != 3:
-        raise ValueError(f"{name} must have shape (B, T, D), got {tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__}")
-    if not x.is_floating_point(): raise ValueError(f"{name} must be a floating tensor, got dtype {x.dtype}")
-    if d_model is not None and x.shape[-1] != d_model:
-        raise ValueError(f"{name} must have shape (B, T, {d_model}), got {tuple(x.shape)}")
-    return tuple(x.shape)
-
-def check_padding_mask(padding_mask: Tensor | None, B: int, T: int, require_real: bool = False) -> Tensor | None:
-    "The padding mask as a `(B, T)` bool tensor (True = real token), or None; with `require_real`, every row needs a real token."
-    if padding_mask is None: return None
-    if not isinstance(padding_mask, Tensor) or tuple(padding_mask.shape) != (B, T):
-        got = tuple(padding_mask.shape) if isinstance(padding_mask, Tensor) else type(padding_mask).__name__
-        raise ValueError(f"padding_mask must have shape (B, T) = ({B}, {T}), got {got}")
-    if padding_mask.is_floating_point() or padding_mask.is_complex():
-        raise ValueError(f"padding_mask must be bool or integer (True/1 = real token), got dtype {padding_mask.dtype}")
-    pm = padding_mask.bool()
-    if require_real and not bool(pm.any(-1).all()):
-        bad = (~pm.any(-1)).nonzero().flatten().tolist()
-        raise ValueError(f"padding_mask hides every token of sequence(s) {bad}: each sequence needs at least one real token")
-    return pm
-
-# %% ../nbs/01_generator.ipynb #55ce13bd
-def context(x: Tensor, # (B, T, D) tokens
-            causal: bool = False, # prefix means instead of one mean per sequence
-            padding_mask: Tensor | None = None, # (B, T), True = real token
-           ) -> Tensor: # (B, D), or (B, T, D) when causal
-    "Mean of the real tokens of each sequence, or with `causal=True` the mean of the real tokens at positions `<= t`."
-    B, T, D = check_tokens(x)
-    pm = check_padding_mask(padding_mask, B, T)
-    if pm is None: w = x.new_ones(B, T, 1)                    # (B, T, 1)
-    else:
-        x = x.masked_fill(~pm.unsqueeze(-1), 0.)              # (B, T, D): padding contributes exactly 0
-        w = pm.unsqueeze(-1).to(x.dtype)                      # (B, T, 1)
-    if causal: return x.cumsum(1) / w.cumsum(1).clamp(min=1)  # (B, T, D)
-    return x.sum(1) / w.sum(1).clamp(min=1)                   # (B, D)
+__all__ = ['StructuredMLPForM', 'MetricGenerator', 'param_groups', 'clip_grad_norm_', 'metric_param_counts', 'check_tokens',
+           'check_padding_mask', 'context', 'MetricQueries', 'metric_queries']
 
 # %% ../nbs/01_generator.ipynb #5a0a5626
 _MODES = ("mlp", "linear_comb", "bayesian", "separate_B")
@@ -423,6 +384,45 @@ def metric_param_counts(model: nn.Module) -> dict:
     gens = [m for m in model.modules() if isinstance(m, MetricGenerator)]
     return dict(nominal=sum(sum(p.numel() for p in g.parameters()) for g in gens),
                 identifiable=sum(g._identifiable_count() for g in gens))
+
+# %% ../nbs/01_generator.ipynb #935294e9
+def check_tokens(x: Tensor, d_model: int | None = None, name: str = "x") -> tuple[int, int, int]:
+    "`B, T, D` of a `(B, T, D)` floating tensor; a `ValueError` for any other rank, width or dtype."
+    if not isinstance(x, Tensor) or x.ndim != 3:
+        raise ValueError(f"{name} must have shape (B, T, D), got {tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__}")
+    if not x.is_floating_point(): raise ValueError(f"{name} must be a floating tensor, got dtype {x.dtype}")
+    if d_model is not None and x.shape[-1] != d_model:
+        raise ValueError(f"{name} must have shape (B, T, {d_model}), got {tuple(x.shape)}")
+    return tuple(x.shape)
+
+def check_padding_mask(padding_mask: Tensor | None, B: int, T: int, require_real: bool = False) -> Tensor | None:
+    "The padding mask as a `(B, T)` bool tensor (True = real token), or None; with `require_real`, every row needs a real token."
+    if padding_mask is None: return None
+    if not isinstance(padding_mask, Tensor) or tuple(padding_mask.shape) != (B, T):
+        got = tuple(padding_mask.shape) if isinstance(padding_mask, Tensor) else type(padding_mask).__name__
+        raise ValueError(f"padding_mask must have shape (B, T) = ({B}, {T}), got {got}")
+    if padding_mask.is_floating_point() or padding_mask.is_complex():
+        raise ValueError(f"padding_mask must be bool or integer (True/1 = real token), got dtype {padding_mask.dtype}")
+    pm = padding_mask.bool()
+    if require_real and not bool(pm.any(-1).all()):
+        bad = (~pm.any(-1)).nonzero().flatten().tolist()
+        raise ValueError(f"padding_mask hides every token of sequence(s) {bad}: each sequence needs at least one real token")
+    return pm
+
+# %% ../nbs/01_generator.ipynb #55ce13bd
+def context(x: Tensor, # (B, T, D) tokens
+            causal: bool = False, # prefix means instead of one mean per sequence
+            padding_mask: Tensor | None = None, # (B, T), True = real token
+           ) -> Tensor: # (B, D), or (B, T, D) when causal
+    "Mean of the real tokens of each sequence, or with `causal=True` the mean of the real tokens at positions `<= t`."
+    B, T, D = check_tokens(x)
+    pm = check_padding_mask(padding_mask, B, T)
+    if pm is None: w = x.new_ones(B, T, 1)                    # (B, T, 1)
+    else:
+        x = x.masked_fill(~pm.unsqueeze(-1), 0.)              # (B, T, D): padding contributes exactly 0
+        w = pm.unsqueeze(-1).to(x.dtype)                      # (B, T, 1)
+    if causal: return x.cumsum(1) / w.cumsum(1).clamp(min=1)  # (B, T, D)
+    return x.sum(1) / w.sum(1).clamp(min=1)                   # (B, D)
 
 # %% ../nbs/01_generator.ipynb #fd193d57
 class MetricQueries(torch.autograd.Function):

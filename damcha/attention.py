@@ -4,6 +4,7 @@
 
 # %% ../nbs/03_attention.ipynb #aa371238
 from __future__ import annotations
+import inspect
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -121,6 +122,12 @@ class DamchaAttention(nn.Module):
         if not (chunk_size is None or chunk_size == "auto" or positive_int):
             raise ValueError(f"chunk_size must be a positive int, 'auto' or None, got {chunk_size!r}")
         self.chunk_size = chunk_size
+        options = set(inspect.signature(MetricGenerator.__init__).parameters) - {"self", "d_model", "n_heads"}
+        options -= {"hidden", "use_mlp", "dropout"}                                    # the layer's own names for these
+        unknown = sorted(set(generator_kwargs) - options)
+        if unknown:
+            raise ValueError(f"{unknown[0]}: not an option of DamchaAttention or of its MetricGenerator "
+                             f"(generator options: {', '.join(sorted(options))})")
         self.d_model, self.n_heads, self.dropout = d_model, n_heads, dropout
         self.v_proj = nn.Linear(d_model, d_model, bias=bias)
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)

@@ -258,8 +258,10 @@ def aux_loss(model: nn.Module) -> Tensor | float:
     "MoA load-balancing losses of the last forward plus the KL terms of bayesian generators."
     total = 0.0
     for m in model.modules():
-        if isinstance(getattr(m, "aux_loss", None), Tensor): total = total + m.aux_loss
-        if isinstance(m, MetricGenerator) and m.mode == "bayesian": total = total + m.kl()
+        if isinstance(getattr(m, "aux_loss", None), Tensor):
+            total = total + m.aux_loss
+        if isinstance(m, MetricGenerator) and m.mode == "bayesian":
+            total = total + m.kl()
     return total
 
 # %% ../nbs/08_train.ipynb #e48b981f

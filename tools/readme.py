@@ -17,7 +17,7 @@ Markdown cells are copied; code cells become ```python blocks followed by their 
 The tables are compared cell by cell, except the `s/run` column (seconds per run: the machine's speed and load). Every
 other number is deterministic on a given machine: the runs are seeded and CPU matrix products here do not depend on
 the thread count (the README states the cores it ran on; `--check-quick` reports the thread count it sees)."""
-import json, os, re, shlex, subprocess, sys, tempfile, time
+import json, os, platform, re, shlex, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -192,11 +192,11 @@ def main(argv: list[str]) -> int:
     if "--check-quick" in argv:
         path = argv[argv.index("--check-quick") + 1]
         diff = check_quick(Path(path).read_text(encoding="utf-8"))
-        threads = os.environ.get("OMP_NUM_THREADS") or f"{os.cpu_count()} (cores)"
         if diff:
             print("\n".join(diff), file=sys.stderr)
-            print(f"the README's printed tables differ from what `{first_command()}` printed ({len(diff)} cells; "
-                  f"threads here: {threads}): run `python tools/readme.py --refresh-quick` and commit", file=sys.stderr)
+            print(f"the README's printed tables differ from what `{first_command()}` printed ({len(diff)} cells; this "
+                  f"machine: {os.cpu_count()} cores, {platform.machine()}): run `python tools/readme.py --refresh-quick` "
+                  "and commit", file=sys.stderr)
             return 1
         print(f"the README's printed tables match the command's output (every column but {', '.join(IGNORED_COLUMNS)})")
         return 0

@@ -331,11 +331,14 @@ def param_counts(model: nn.Module) -> dict[str, int]:
 
 def to_rowsum(model: nn.Module) -> nn.Module:
     "Replace, in place, every `'full'` `MetricGenerator` in `model` by its `to_rowsum()` equivalent; return `model`."
-    done = {}
-    for parent in list(model.modules()):
-        for name, child in list(parent.named_children()):
+    slots, new = [], {}
+    for parent in model.modules():
+        for name, child in parent.named_children():
             if isinstance(child, MetricGenerator) and child.parameterization == "full":
-                if id(child) not in done:
-                    done[id(child)] = child.to_rowsum()
-                setattr(parent, name, done[id(child)])
+                slots.append((parent, name, child))
+    for _, _, child in slots:                                                  # all converted before any swap:
+        if id(child) not in new:                                               # a refusal leaves model as it was
+            new[id(child)] = child.to_rowsum()
+    for parent, name, child in slots:
+        setattr(parent, name, new[id(child)])
     return model

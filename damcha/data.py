@@ -5,6 +5,7 @@
 # %% ../nbs/07_data.ipynb #6a917bc0
 from __future__ import annotations
 import hashlib
+import json
 import os
 import pickle
 import tarfile
@@ -12,20 +13,27 @@ import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
+import zipfile
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Sequence
+import numpy as np
 import torch
 import torch.nn as nn
 from torch import Tensor
 from torch.utils.data import Dataset, Subset, TensorDataset
 
 # %% auto #0
-__all__ = ['UNK', 'PTB_CHAR_URL', 'PTB_CHAR', 'IGNORE_INDEX', 'TASKS', 'OBJECTIVES', 'RECALL_SIZES', 'DataNotFoundError',
-           'read_ptb_char', 'write_ptb_char', 'CharVocab', 'sha256_file', 'download', 'default_cache_dir',
-           'ptb_char_splits', 'split_text', 'CharLMDataset', 'AssociativeRecall', 'images_digits', 'images_cifar10',
-           'patchify', 'unpatchify', 'row_mask', 'mask_images', 'masked_patch_mse', 'PatchReconstructor',
-           'plot_reconstruction', 'Task', 'make_task']
+__all__ = ['UNK', 'PTB_CHAR_URL', 'PTB_CHAR', 'IGNORE_INDEX', 'MNIST_FILES', 'HUTTER', 'HUTTER_SPLIT', 'TEXT8_CHARS',
+           'SPECIAL_TOKENS', 'PAD_ID', 'SEP_ID', 'EOS_ID', 'UNK_ID', 'CONCEPT_WORDS', 'COMMONGEN_FILES',
+           'PARALLEL_SPLITS', 'OBJECTIVES', 'RECALL_SIZES', 'TOKENIZERS', 'TASKS', 'IMAGE_TASKS', 'SEQ2SEQ_TASKS',
+           'DataNotFoundError', 'read_ptb_char', 'write_ptb_char', 'CharVocab', 'sha256_file', 'download',
+           'default_cache_dir', 'ptb_char_splits', 'split_points', 'split_text', 'CharLMDataset', 'AssociativeRecall',
+           'images_digits', 'images_cifar10', 'patchify', 'unpatchify', 'row_mask', 'mask_images', 'masked_patch_mse',
+           'PatchReconstructor', 'plot_reconstruction', 'images_cifar100', 'images_mnist', 'read_zip_member',
+           'hutter_corpus', 'encode_text8', 'CharTokenizer', 'BPETokenizer', 'tokenizer_from_dict', 'save_tokenizer',
+           'load_tokenizer', 'Seq2SeqDataset', 'concept_pairs', 'read_commongen', 'read_parallel', 'Task', 'make_task']
 
 # %% ../nbs/07_data.ipynb #cfb52184
 class DataNotFoundError(FileNotFoundError, ValueError):
@@ -215,36 +223,53 @@ def ptb_char_splits(data_dir: str | Path | None = None, # a folder holding ptb.c
     return {s: read_ptb_char(p) for s, p in where(d).items() if p.is_file()}
 
 # %% ../nbs/07_data.ipynb #9236608c
+def split_points(n: int, # the corpus length
+                 fractions: Sequence[float], # positive, summing to 1
+                ) -> list[int]: # [0, round(f1 n), round((f1 + f2) n), ..., n]
+    "Cut points of a corpus of `n` symbols into contiguous pieces with the given fractions."
+    fr = [float(f) for f in fractions]
+    if not fr or min(fr) <= 0 or abs(sum(fr) - 1) > 1e-6:
+        raise ValueError(f"fractions must be positive and sum to 1, got {tuple(fractions)}")
+    cuts, acc = [0], 0.0
+    for f in fr[:-1]:
+        acc += f
+        cuts.append(round(acc * n))
+    return cuts + [n]
+
 def split_text(text: str, fractions: Sequence[float] = (0.9, 0.1)) -> list[str]:
     "Contiguous pieces of `text` with the given positive `fractions` (summing to 1), in order."
-    fr = [float(f) for f in fractions]
-    if not fr or min(fr) <= 0 or abs(sum(fr) - 1) > 1e-6: raise ValueError(f"fractions must be positive and sum to 1, got {tuple(fractions)}")
-    cuts, acc = [0], 0.0
-    for f in fr[:-1]: acc += f; cuts.append(round(acc * len(text)))
-    cuts.append(len(text))
+    cuts = split_points(len(text), fractions)
     pieces = [text[a:b] for a, b in zip(cuts, cuts[1:])]
-    if any(not p for p in pieces): raise ValueError(f"text of {len(text)} characters is too short for fractions {tuple(fractions)}: a piece would be empty")
+    if any(not p for p in pieces):
+        raise ValueError(f"text of {len(text)} characters is too short for fractions {tuple(fractions)}: "
+                         "a piece would be empty")
     return pieces
 
 class CharLMDataset(Dataset):
-    "Non-overlapping next-token windows: item i = (ids[iL:(i+1)L], ids[iL+1:(i+1)L+1]), both (L,)."
-    def __init__(self, ids: Tensor, # (N,) token ids
+    "Non-overlapping next-token windows: item i = (ids[iL:(i+1)L], ids[iL+1:(i+1)L+1]), both (L,) long."
+    def __init__(self, ids: Tensor, # (N,) token ids; uint8 ids stay uint8 in memory (enwik8: 10^8 bytes, not 8x that)
                  seq_len: int, # L
                 ):
         if not isinstance(ids, Tensor) or ids.ndim != 1 or ids.is_floating_point():
-            raise ValueError(f"ids must be a 1-d integer tensor (N,), got {tuple(ids.shape) if isinstance(ids, Tensor) else type(ids).__name__}")
-        if not isinstance(seq_len, int) or seq_len < 1: raise ValueError(f"seq_len must be a positive int, got {seq_len!r}")
+            got = tuple(ids.shape) if isinstance(ids, Tensor) else type(ids).__name__
+            raise ValueError(f"ids must be a 1-d integer tensor (N,), got {got}")
+        if not isinstance(seq_len, int) or seq_len < 1:
+            raise ValueError(f"seq_len must be a positive int, got {seq_len!r}")
         if ids.numel() < seq_len + 1:
-            raise ValueError(f"a text of {ids.numel()} tokens is too short for seq_len={seq_len}: it needs at least seq_len + 1 = {seq_len + 1}")
-        self.ids, self.seq_len = ids.long(), seq_len
+            raise ValueError(f"a text of {ids.numel()} tokens is too short for seq_len={seq_len}: "
+                             f"it needs at least seq_len + 1 = {seq_len + 1}")
+        self.ids = ids if ids.dtype == torch.uint8 else ids.long()
+        self.seq_len = seq_len
 
-    def __len__(self) -> int: return (self.ids.numel() - 1) // self.seq_len
+    def __len__(self) -> int:
+        return (self.ids.numel() - 1) // self.seq_len
 
     def __getitem__(self, i: int) -> tuple[Tensor, Tensor]:
         n = len(self)
-        if not -n <= i < n: raise IndexError(f"index {i} out of range for {n} windows")
+        if not -n <= i < n:
+            raise IndexError(f"index {i} out of range for {n} windows")
         s = (i % n) * self.seq_len
-        return self.ids[s:s + self.seq_len], self.ids[s + 1:s + self.seq_len + 1]
+        return self.ids[s:s + self.seq_len].long(), self.ids[s + 1:s + self.seq_len + 1].long()
 
 # %% ../nbs/07_data.ipynb #d1ebe99c
 IGNORE_INDEX = -100
@@ -278,29 +303,40 @@ class AssociativeRecall(Dataset):
 # %% ../nbs/07_data.ipynb #75c0a004
 def images_digits() -> tuple[Tensor, Tensor]: # (1797, 1, 8, 8) float in [0, 1], (1797,) long
     "scikit-learn's bundled 8x8 digits as images in [0, 1] and their labels."
-    try: from sklearn.datasets import load_digits
-    except ImportError as e: raise ImportError("images_digits needs scikit-learn: pip install scikit-learn") from e
+    try:
+        from sklearn.datasets import load_digits
+    except ImportError as e:
+        raise ImportError("images_digits needs scikit-learn: pip install scikit-learn") from e
     d = load_digits()
     images = torch.tensor(d.images, dtype=torch.float32).unsqueeze(1) / 16.0       # (N, 1, 8, 8)
     return images, torch.tensor(d.target, dtype=torch.long)
+
+def _cifar_images(cls, root: str | Path, train: bool, download: bool) -> tuple[Tensor, Tensor]:
+    "Images in [0, 1] and labels of torchvision's `CIFAR10` or `CIFAR100` class `cls`."
+    name = cls.__name__.replace("CIFAR", "CIFAR-")
+    labels = "'labels'" if cls.__name__ == "CIFAR10" else "'fine_labels'"
+    root = Path(root).expanduser()
+    try:
+        ds = cls(str(root), train=train, download=download)
+    except RuntimeError as e:
+        msg = f"{name} not found under {str(root)!r} ({e}): put the extracted folder {cls.base_folder} there "
+        raise DataNotFoundError(msg + f"(from {cls.url}) or pass download=True") from e
+    except (KeyError, EOFError, pickle.UnpicklingError) as e:
+        msg = f"{str(root / cls.base_folder)!r} is not in the {name} python format ({type(e).__name__}: {e}): "
+        raise ValueError(msg + f"the batch files are pickled dicts with str keys 'data' (uint8 rows of 3072) and {labels}") from e
+    images = torch.from_numpy(ds.data).permute(0, 3, 1, 2).float().div(255.0).contiguous()   # (N, 3, 32, 32)
+    return images, torch.tensor(ds.targets, dtype=torch.long)
 
 def images_cifar10(root: str | Path, # the folder that holds (or will hold) cifar-10-batches-py
                    train: bool = True, # the 50000 training images, or the 10000 test images
                    download: bool = False, # let torchvision download and verify the archive
                   ) -> tuple[Tensor, Tensor]: # (N, 3, 32, 32) float in [0, 1], (N,) long
     "CIFAR-10 through `torchvision.datasets.CIFAR10`, as image tensors in [0, 1] and labels."
-    try: from torchvision.datasets import CIFAR10
-    except ImportError as e: raise ImportError("images_cifar10 needs torchvision: pip install torchvision") from e
-    root = Path(root).expanduser()
-    try: ds = CIFAR10(str(root), train=train, download=download)
-    except RuntimeError as e:
-        raise DataNotFoundError(f"CIFAR-10 not found under {str(root)!r} ({e}): put the extracted folder cifar-10-batches-py there "
-                                f"(from {CIFAR10.url}) or pass download=True") from e
-    except (KeyError, EOFError, pickle.UnpicklingError) as e:
-        raise ValueError(f"{str(root / CIFAR10.base_folder)!r} is not in the CIFAR-10 python format ({type(e).__name__}: {e}): the "
-                         "batch files are pickled dicts with str keys 'data' (uint8 rows of 3072) and 'labels'") from e
-    images = torch.from_numpy(ds.data).permute(0, 3, 1, 2).float().div(255.0).contiguous()   # (N, 3, 32, 32)
-    return images, torch.tensor(ds.targets, dtype=torch.long)
+    try:
+        from torchvision.datasets import CIFAR10
+    except ImportError as e:
+        raise ImportError("images_cifar10 needs torchvision: pip install torchvision") from e
+    return _cifar_images(CIFAR10, root, train, download)
 
 # %% ../nbs/07_data.ipynb #63a6026c
 def _grid(H: int, W: int, p: int) -> tuple[int, int]:
@@ -418,11 +454,377 @@ def plot_reconstruction(images: Tensor, # (B, C, H, W) in [0, 1]
         ax[r, 0].set_ylabel(title, fontsize=8)
     return ax
 
-# %% ../nbs/07_data.ipynb #4a50bbd0
+# %% ../nbs/07_data.ipynb #e30b92de
+def images_cifar100(root: str | Path, # the folder that holds (or will hold) cifar-100-python
+                    train: bool = True, # the 50000 training images, or the 10000 test images
+                    download: bool = False, # let torchvision download and verify the archive
+                   ) -> tuple[Tensor, Tensor]: # (N, 3, 32, 32) float in [0, 1], (N,) long fine labels in [0, 100)
+    "CIFAR-100 through `torchvision.datasets.CIFAR100`: images in [0, 1] and the 100 fine labels."
+    try:
+        from torchvision.datasets import CIFAR100
+    except ImportError as e:
+        raise ImportError("images_cifar100 needs torchvision: pip install torchvision") from e
+    return _cifar_images(CIFAR100, root, train, download)
+
+MNIST_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+
+def images_mnist(root: str | Path, # the folder that holds (or will hold) MNIST/raw
+                 train: bool = True, # the 60000 training images, or the 10000 test images
+                 download: bool = False, # let torchvision download (and MD5-check) the four archives
+                ) -> tuple[Tensor, Tensor]: # (N, 1, 28, 28) float in [0, 1], (N,) long
+    "MNIST through `torchvision.datasets.MNIST`, as image tensors in [0, 1] and labels."
+    try:
+        from torchvision.datasets import MNIST
+    except ImportError as e:
+        raise ImportError("images_mnist needs torchvision: pip install torchvision") from e
+    root = Path(root).expanduser()
+    raw = root / "MNIST" / "raw"
+    try:
+        ds = MNIST(str(root), train=train, download=download)
+    except RuntimeError as e:
+        msg = f"MNIST not found under {str(root)!r} ({e}): put the uncompressed idx files {', '.join(MNIST_FILES)} "
+        raise DataNotFoundError(msg + f"in {str(raw)!r} or pass download=True") from e
+    except (AssertionError, TypeError, KeyError) as e:
+        msg = f"{str(raw)!r} does not hold MNIST idx files (big-endian header: magic 0x0803 for images, 0x0801 "
+        raise ValueError(msg + f"for labels, then the dimensions; uint8 data): {type(e).__name__} {e}") from e
+    images = ds.data.unsqueeze(1).float().div(255.0)                                         # (N, 1, 28, 28)
+    return images, ds.targets.long()
+
+# %% ../nbs/07_data.ipynb #81c97e67
+HUTTER: dict[str, dict] = {
+    "enwik8": dict(url="http://mattmahoney.net/dc/enwik8.zip", member="enwik8", size=100_000_000),
+    "text8": dict(url="http://mattmahoney.net/dc/text8.zip", member="text8", size=100_000_000),
+}
+HUTTER_SPLIT = (0.9, 0.05, 0.05)   # 90M / 5M / 5M of the 10^8 symbols
+TEXT8_CHARS = " abcdefghijklmnopqrstuvwxyz"
+
+def read_zip_member(path: str | Path, # a zip archive
+                    member: str, # the one file it must hold
+                   ) -> bytes:
+    "The bytes of `member`, which must be the only file of the zip archive (zipfile checks its CRC-32)."
+    path = Path(path)
+    if not path.is_file():
+        raise DataNotFoundError(f"no such zip file: {path}")
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = [i.filename for i in z.infolist() if not i.is_dir()]
+            if names != [member]:
+                raise ValueError(f"{path} must hold exactly one file named {member!r}, found {names[:5]}")
+            return z.read(member)
+    except zipfile.BadZipFile as e:
+        raise ValueError(f"{path} is not a zip archive ({e})") from e
+
+def _check_recorded(archive: Path) -> str:
+    "SHA-256 of `archive`, compared with the one recorded beside it at first use (and recorded if there is none)."
+    digest = sha256_file(archive)
+    record = archive.with_name(archive.name + ".sha256")
+    if record.is_file():
+        want = record.read_text().split()[0]
+        if want != digest:
+            raise ValueError(f"sha256 mismatch for {archive}: recorded {want} at first use, now {digest}; "
+                             f"delete both files to fetch it again")
+    else:
+        record.write_text(f"{digest}  {archive.name}\n")
+    return digest
+
+def hutter_corpus(name: str, # 'enwik8' or 'text8'
+                  data: str | Path | None = None, # the zip, the extracted file, or a folder holding either
+                  cache_dir: str | Path | None = None, # default: $DAMCHA_CACHE or ~/.cache/damcha; files in <cache>/<name>
+                  download: bool = False, # fetch the published zip into the cache when it is missing
+                  progress: bool = True,
+                 ) -> tuple[bytes, dict]: # the corpus, and info: source, sha256 of the zip
+    "The bytes of enwik8 or text8, read locally or from the cache (downloaded only when `download=True`)."
+    if name not in HUTTER:
+        raise ValueError(f"name must be one of {', '.join(HUTTER)}, got {name!r}")
+    spec = HUTTER[name]
+    if data is not None:
+        p = Path(data).expanduser()
+        if p.is_dir():
+            p = next((q for q in (p / f"{name}.zip", p / name) if q.is_file()), p / f"{name}.zip")
+        if not p.is_file():
+            raise DataNotFoundError(f"{name}: no such file {str(p)!r} (data= is {name}.zip, the extracted {name}, "
+                                    f"or a folder holding either; from {spec['url']})")
+        if p.suffix == ".zip":
+            return read_zip_member(p, spec["member"]), dict(source=str(p), sha256=sha256_file(p))
+        return p.read_bytes(), dict(source=str(p), sha256=None)
+    d = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+    archive = d / name / f"{name}.zip"
+    if not archive.is_file() and download:
+        try:
+            _download(spec["url"], archive, None, progress)
+        except OSError as e:
+            raise DataNotFoundError(f"could not download {spec['url']} ({e}); offline? put {name}.zip in "
+                                    f"{str(archive.parent)!r} or pass data=") from e
+    if not archive.is_file():
+        raise DataNotFoundError(f"{str(archive.parent)!r} lacks {name}.zip: put it there, pass data= (the zip, the "
+                                f"extracted file or their folder), or download=True to fetch {spec['url']}")
+    digest = _check_recorded(archive)
+    return read_zip_member(archive, spec["member"]), dict(source=str(archive), sha256=digest)
+
+def encode_text8(raw: bytes) -> Tensor: # (N,) uint8 ids in [0, 27): space 0, a..z 1..26
+    "text8's characters as ids; any other byte is an error."
+    lut = np.full(256, 255, dtype=np.uint8)
+    lut[np.frombuffer(TEXT8_CHARS.encode(), np.uint8)] = np.arange(len(TEXT8_CHARS), dtype=np.uint8)
+    ids = lut[np.frombuffer(raw, np.uint8)]                                   # (N,)
+    bad = np.flatnonzero(ids == 255)
+    if bad.size:
+        shown = sorted(set(raw[i:i + 1] for i in bad[:1000].tolist()))[:10]
+        raise ValueError(f"text8 holds only ' ' and a-z; found {bad.size} other byte(s), e.g. {shown}")
+    return torch.from_numpy(ids)
+
+# %% ../nbs/07_data.ipynb #f1be69f1
+SPECIAL_TOKENS = ("<pad>", "<sep>", "<eos>", "<unk>")
+PAD_ID, SEP_ID, EOS_ID, UNK_ID = 0, 1, 2, 3   # the same ids in every source-conditioned tokenizer
+
+class CharTokenizer:
+    "Characters as tokens: the four special tokens, then the sorted characters of the training text."
+    kind = "char"
+
+    def __init__(self, symbols: Sequence[str]): # the ordinary characters, ids 4, 5, ...
+        symbols = list(symbols)
+        if any(not isinstance(c, str) or len(c) != 1 for c in symbols) or len(set(symbols)) != len(symbols):
+            raise ValueError("symbols must be distinct single characters")
+        self.symbols = symbols
+        self.stoi = {c: i + len(SPECIAL_TOKENS) for i, c in enumerate(symbols)}
+
+    @classmethod
+    def train(cls, texts: Sequence[str]) -> CharTokenizer:
+        "The characters of the training `texts`."
+        return cls(sorted(set("".join(texts))))
+
+    def __len__(self) -> int:
+        return len(SPECIAL_TOKENS) + len(self.symbols)
+
+    def encode(self, s: str) -> list[int]:
+        "Token ids of `s`; characters never seen in training become `UNK_ID`."
+        return [self.stoi.get(c, UNK_ID) for c in s]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        "The text of `ids`, special tokens dropped except `<unk>`, which becomes `UNK`."
+        n = len(SPECIAL_TOKENS)
+        return "".join(self.symbols[i - n] if i >= n else UNK for i in ids if i >= n or i == UNK_ID)
+
+    def to_dict(self) -> dict:
+        return {"kind": "char", "symbols": list(self.symbols)}
+
+def _tokenizers():
+    try:
+        import tokenizers
+    except ImportError as e:
+        raise ImportError("byte-pair tokenizers need the 'tokenizers' package: pip install tokenizers") from e
+    return tokenizers
+
+class BPETokenizer:
+    "A byte-level byte-pair tokenizer of the `tokenizers` library; ids 0-3 are the special tokens."
+    kind = "bpe"
+
+    def __init__(self, tok): # a tokenizers.Tokenizer
+        got = [tok.token_to_id(t) for t in SPECIAL_TOKENS]
+        if got != [PAD_ID, SEP_ID, EOS_ID, UNK_ID]:
+            raise ValueError(f"the tokenizer must map {SPECIAL_TOKENS} to ids 0-3, got {got}")
+        self.tok = tok
+
+    @classmethod
+    def train(cls, texts: Sequence[str], # the training text
+              vocab_size: int = 1000, # at least 260: 256 bytes and 4 special tokens, the rest merges
+              min_frequency: int = 2, # a pair merges only if it occurs this often
+             ) -> BPETokenizer:
+        "Learn merges from `texts` (nothing is downloaded)."
+        if not isinstance(vocab_size, int) or vocab_size < 260:
+            raise ValueError(f"vocab_size must be an int >= 260 (256 bytes + 4 special tokens), got {vocab_size!r}")
+        tk = _tokenizers()
+        tok = tk.Tokenizer(tk.models.BPE(unk_token="<unk>"))
+        tok.pre_tokenizer = tk.pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = tk.decoders.ByteLevel()
+        trainer = tk.trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency, show_progress=False,
+                                         special_tokens=list(SPECIAL_TOKENS),
+                                         initial_alphabet=tk.pre_tokenizers.ByteLevel.alphabet())
+        tok.train_from_iterator(list(texts), trainer)
+        return cls(tok)
+
+    def __len__(self) -> int:
+        return self.tok.get_vocab_size()
+
+    def encode(self, s: str) -> list[int]:
+        return self.tok.encode(s, add_special_tokens=False).ids
+
+    def decode(self, ids: Sequence[int]) -> str:
+        "The text of `ids`, special tokens dropped."
+        return self.tok.decode([int(i) for i in ids], skip_special_tokens=True)
+
+    def to_dict(self) -> dict:
+        return {"kind": "bpe", "json": self.tok.to_str()}
+
+def tokenizer_from_dict(d: dict) -> CharTokenizer | BPETokenizer:
+    "The tokenizer of `CharTokenizer.to_dict()` or `BPETokenizer.to_dict()` (a task's or a checkpoint's `vocab`)."
+    kind = d.get("kind") if isinstance(d, dict) else None
+    if kind == "char":
+        return CharTokenizer(d["symbols"])
+    if kind == "bpe":
+        return BPETokenizer(_tokenizers().Tokenizer.from_str(d["json"]))
+    raise ValueError(f"a tokenizer dict has kind 'char' or 'bpe', got {d!r:.80}")
+
+def save_tokenizer(tok: CharTokenizer | BPETokenizer, path: str | Path) -> Path:
+    "One JSON file: the `tokenizers` library's own file for BPE (loadable by `Tokenizer.from_file`), a dict for char."
+    text = tok.tok.to_str() if tok.kind == "bpe" else json.dumps(tok.to_dict(), ensure_ascii=False)
+    path = Path(path)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+def load_tokenizer(path: str | Path) -> CharTokenizer | BPETokenizer:
+    "The tokenizer `save_tokenizer` wrote."
+    d = json.loads(Path(path).read_text(encoding="utf-8"))
+    return tokenizer_from_dict(d if d.get("kind") == "char" else {"kind": "bpe", "json": json.dumps(d)})
+
+# %% ../nbs/07_data.ipynb #d094264a
+class Seq2SeqDataset(Dataset):
+    "Pairs as one causal sequence `src <sep> tgt <eos> <pad>...`; items (x, y, mask), each (L,), y = -100 off target."
+    def __init__(self, pairs: Sequence[tuple[str, str]], # (source, target) texts
+                 tokenizer, # a CharTokenizer or BPETokenizer
+                 seq_len: int, # L: pairs longer than L + 1 tokens are dropped (and counted)
+                ):
+        if not isinstance(seq_len, int) or seq_len < 2:
+            raise ValueError(f"seq_len must be an int >= 2, got {seq_len!r}")
+        seqs, n_src, kept, longest = [], [], [], 0
+        for src, tgt in pairs:
+            s, t = tokenizer.encode(src), tokenizer.encode(tgt)
+            seq = s + [SEP_ID] + t + [EOS_ID]
+            longest = max(longest, len(seq))
+            if len(seq) <= seq_len + 1:
+                seqs.append(torch.tensor(seq, dtype=torch.int32))
+                n_src.append(len(s))
+                kept.append((src, tgt))
+        if not seqs:
+            raise ValueError(f"no pair fits seq_len={seq_len}: the shortest needs more than {seq_len + 1} tokens "
+                             f"(the longest needs {longest}); use a larger seq_len")
+        self.pairs, self.seq_len, self.dropped = kept, seq_len, len(pairs) - len(kept)
+        self.lengths = torch.tensor([len(q) for q in seqs])                       # (S,) tokens with <sep>, <eos>
+        self.offsets = torch.cat([torch.zeros(1, dtype=torch.long), self.lengths.cumsum(0)])   # (S + 1,)
+        self.ids = torch.cat(seqs)                                                # (sum of lengths,) int32
+        self.n_src = torch.tensor(n_src)                                          # (S,)
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def sequence(self, i: int) -> Tensor: # (L + 1,) long, padded with PAD_ID
+        "The whole padded sequence of pair `i`."
+        seq = torch.full((self.seq_len + 1,), PAD_ID, dtype=torch.long)
+        n = int(self.lengths[i])
+        seq[:n] = self.ids[self.offsets[i]:self.offsets[i] + n]
+        return seq
+
+    def prompt(self, i: int) -> Tensor: # (n_src + 1,) long
+        "What a model is given at generation time: the source and `<sep>`."
+        return self.sequence(i)[:int(self.n_src[i]) + 1]
+
+    def __getitem__(self, i: int) -> tuple[Tensor, Tensor, Tensor]:
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"index {i} out of range for {len(self)} pairs")
+        i = i % len(self)
+        seq = self.sequence(i)
+        x, y = seq[:-1], seq[1:].clone()                                          # (L,) each
+        t = torch.arange(self.seq_len)
+        ns, n = int(self.n_src[i]), int(self.lengths[i])
+        y[(t < ns) | (t >= n - 1)] = IGNORE_INDEX         # scored: x_t = <sep> or a target token, y_t = target or <eos>
+        return x, y, t < n                                # mask: True = a real token of x (not padding)
+
+# %% ../nbs/07_data.ipynb #8d1a44aa
+CONCEPT_WORDS = dict(
+    agents=("dog", "cat", "boy", "girl", "horse", "bird", "farmer", "child"),
+    verbs=("kick", "see", "carry", "wash", "paint", "throw", "find", "push"),
+    things=("ball", "tree", "car", "book", "box", "fence", "boat", "cup"))
+
+def _third_person(verb: str) -> str:
+    if verb.endswith(("sh", "ch", "s", "x")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+def concept_pairs(seed: int = 0, # the random seed of the split
+                  fractions: Sequence[float] = (0.8, 0.1, 0.1), # train / val / test shares of the 512 concept sets
+                 ) -> dict[str, list[tuple[str, str]]]: # split -> (concepts, sentence) pairs
+    "A synthetic CommonGen: three concepts in alphabetical order -> 'the <agent> <verb>s the <thing> .'"
+    w = CONCEPT_WORDS
+    pairs = []
+    for a in w["agents"]:
+        for v in w["verbs"]:
+            for t in w["things"]:
+                pairs.append((" ".join(sorted((a, v, t))), f"the {a} {_third_person(v)} the {t} ."))
+    perm = torch.randperm(len(pairs), generator=torch.Generator().manual_seed(seed)).tolist()
+    cuts = split_points(len(pairs), fractions)
+    names = ("train", "val", "test")
+    return {s: [pairs[j] for j in perm[cuts[k]:cuts[k + 1]]] for k, s in enumerate(names[:len(fractions)])}
+
+# %% ../nbs/07_data.ipynb #c27dc50f
+COMMONGEN_FILES = dict(train=("commongen.train.jsonl", "train.jsonl", "train.json"),
+                       val=("commongen.dev.jsonl", "validation.jsonl", "dev.jsonl", "validation.json", "dev.json"),
+                       test=("commongen.test.jsonl", "test.jsonl", "test.json"))
+
+def _json_records(path: Path) -> list[dict]:
+    text = path.read_text(encoding="utf-8").strip()
+    try:
+        if text.startswith("["):
+            return json.loads(text)
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path} is neither a JSON list nor JSON lines ({e})") from e
+
+def _commongen_pairs(rec: dict, where: str) -> list[tuple[str, str]]:
+    "(concepts, sentence) pairs of one record, in either published layout."
+    if "concepts" in rec and "target" in rec:                                  # one row per reference
+        return [(" ".join(rec["concepts"]), rec["target"])]
+    if "concept_set" in rec and "scene" in rec:                                # one row per concept set
+        return [(" ".join(rec["concept_set"].split("#")), s) for s in rec["scene"]]
+    raise ValueError(f"{where}: a CommonGen record has 'concepts' (a list) and 'target', or 'concept_set' "
+                     f"('a#b#c') and 'scene' (a list); got keys {sorted(rec)[:6]}")
+
+def read_commongen(data_dir: str | Path) -> dict[str, list[tuple[str, str]]]: # split -> (concepts, sentence)
+    "CommonGen's train / val (/ test) JSON-lines files from a local folder."
+    d = Path(data_dir).expanduser()
+    out = {}
+    for split, names in COMMONGEN_FILES.items():
+        path = next((d / n for n in names if (d / n).is_file()), None)
+        if path is None:
+            continue
+        pairs = []
+        for n, rec in enumerate(_json_records(path), 1):
+            pairs += _commongen_pairs(rec, f"{path}:{n}")
+        out[split] = pairs
+    missing = [s for s in ("train", "val") if s not in out]
+    if missing:
+        want = "; ".join(f"{s}: {' or '.join(COMMONGEN_FILES[s])}" for s in missing)
+        raise DataNotFoundError(f"CommonGen folder {str(d)!r} lacks {want}")
+    return out
+
+PARALLEL_SPLITS = dict(train=("train",), val=("valid", "dev"), test=("test",))
+
+def read_parallel(data_dir: str | Path, # holds train.en / train.de, valid.en / valid.de (or dev.*), test.en / test.de
+                  src: str = "en", tgt: str = "de", # the file suffixes of source and target
+                 ) -> dict[str, list[tuple[str, str]]]: # split -> (source, target) lines
+    "Line-aligned parallel text files (WMT14 en-de style) from a local folder."
+    d = Path(data_dir).expanduser()
+    out = {}
+    for split, stems in PARALLEL_SPLITS.items():
+        stem = next((s for s in stems if (d / f"{s}.{src}").is_file() and (d / f"{s}.{tgt}").is_file()), None)
+        if stem is None:
+            continue
+        a = (d / f"{stem}.{src}").read_text(encoding="utf-8").splitlines()
+        b = (d / f"{stem}.{tgt}").read_text(encoding="utf-8").splitlines()
+        if len(a) != len(b):
+            raise ValueError(f"{stem}.{src} has {len(a)} lines but {stem}.{tgt} has {len(b)}: they must align")
+        out[split] = list(zip(a, b))
+    missing = [s for s in ("train", "val") if s not in out]
+    if missing:
+        want = ", ".join(f"{PARALLEL_SPLITS[s][0]}.{src} and {PARALLEL_SPLITS[s][0]}.{tgt}" for s in missing)
+        raise DataNotFoundError(f"parallel-text folder {str(d)!r} lacks {want}")
+    return out
+
+# %% ../nbs/07_data.ipynb #05006460
 @dataclass
 class Task:
     "A dataset triple and what a model needs to know about it."
-    name: str # 'recall', 'ptb-char', 'text', 'digits' or 'cifar10'
+    name: str # one of TASKS
     kind: str # 'lm' (next-token, -100 = ignore), 'classify' or 'reconstruct'
     train: Dataset
     val: Dataset
@@ -433,15 +835,15 @@ class Task:
     image_size: int | None = None
     patch_size: int | None = None
     in_chans: int | None = None
-    vocab: dict | None = None # CharVocab.to_dict() of the text tasks, for checkpoints
+    vocab: dict | None = None # CharVocab.to_dict() or a tokenizer's to_dict(), for checkpoints
     info: dict = field(default_factory=dict) # human-readable: sources, split protocol, sizes
 
-TASKS = ("recall", "ptb-char", "text", "digits", "cifar10")
 OBJECTIVES = ("classify", "reconstruct", "lm")
 RECALL_SIZES = dict(train=32768, val=512, test=512)
 
 def _train_fraction(ds: Dataset, fraction: float, seed: int) -> Dataset:
-    if fraction == 1: return ds
+    if fraction == 1:
+        return ds
     n = max(1, round(fraction * len(ds)))
     idx = torch.randperm(len(ds), generator=torch.Generator().manual_seed(seed))[:n].sort().values
     return Subset(ds, idx.tolist())
@@ -457,8 +859,8 @@ def _text_task(name: str, parts: dict, seq_len: int, info: dict) -> Task:
             raise ValueError(f"{name}: the {split} split has {len(text)} characters, too few for seq_len={seq_len} "
                              f"(needs at least {seq_len + 1}); use a shorter seq_len or more text")
         ds[split] = CharLMDataset(vocab.encode(text), seq_len)
-    info = dict(info, characters={s: len(t) for s, t in parts.items()},
-                unknown_characters={s: sum(c not in vocab.stoi for c in t) for s, t in parts.items() if s != "train"})
+    unknown = {s: sum(c not in vocab.stoi for c in t) for s, t in parts.items() if s != "train"}
+    info = dict(info, characters={s: len(t) for s, t in parts.items()}, unknown_characters=unknown)
     return Task(name, "lm", ds["train"], ds["val"], ds.get("test"), vocab_size=len(vocab), seq_len=seq_len,
                 vocab=vocab.to_dict(), info=info)
 
@@ -469,10 +871,11 @@ def _stratified(labels: Tensor, fractions: Sequence[float], seed: int) -> list[T
         idx = (labels == c).nonzero().squeeze(1)
         idx = idx[torch.randperm(len(idx), generator=g)]
         cuts = [0] + [round(sum(fractions[:k + 1]) * len(idx)) for k in range(len(fractions))]
-        for k in range(len(fractions)): parts[k].append(idx[cuts[k]:cuts[k + 1]])
+        for k in range(len(fractions)):
+            parts[k].append(idx[cuts[k]:cuts[k + 1]])
     return [torch.cat(p).sort().values for p in parts]
 
-def _image_task(name: str, objective: str, splits: dict, patch_size: int, info: dict) -> Task:
+def _image_task(name: str, objective: str, splits: dict, patch_size: int, info: dict, n_classes: int = 10) -> Task:
     images = splits["train"][0]
     C, H, W = images.shape[1:]
     _grid(H, W, patch_size)
@@ -480,78 +883,185 @@ def _image_task(name: str, objective: str, splits: dict, patch_size: int, info: 
     info = dict(info, pixels="float32 in [0, 1], not normalised", labels="(image, label) items for both objectives",
                 mask_rows=max(1, grid // 4))
     ds = {s: TensorDataset(x, y) for s, (x, y) in splits.items()}
-    return Task(name, objective, ds["train"], ds["val"], ds.get("test"), n_classes=10, image_size=H, patch_size=patch_size,
-                in_chans=C, info=info)
+    return Task(name, objective, ds["train"], ds["val"], ds.get("test"), n_classes=n_classes, image_size=H,
+                patch_size=patch_size, in_chans=C, info=info)
+
+# %% ../nbs/07_data.ipynb #0f33ffad
+def _recall_task(seed: int = 0, options: dict | None = None, **_) -> Task:
+    options = options or {}
+    ds = {s: AssociativeRecall(n, seed=3 * seed + k, **options) for k, (s, n) in enumerate(RECALL_SIZES.items())}
+    r = ds["train"]
+    layout = (f"k1 v1 ... k{r.n_pairs} v{r.n_pairs} SEP q1 a1 ... q{r.n_queries} a{r.n_queries}; "
+              f"keys 0..{r.n_keys - 1}, values {r.n_keys}..{r.sep - 1}, SEP {r.sep}")
+    info = dict(source="synthetic associative recall (no file)", layout=layout,
+                seeds=dict(train=3 * seed, val=3 * seed + 1, test=3 * seed + 2),
+                metric="accuracy on the answer positions (targets != -100)")
+    return Task("recall", "lm", ds["train"], ds["val"], ds["test"], vocab_size=r.vocab_size, seq_len=r.seq_len, info=info)
+
+def _ptb_task(data=None, seq_len: int = 64, download: bool = False, **_) -> Task:
+    texts = ptb_char_splits(data_dir=data, download=download, require=("valid", "test"), progress=download)
+    src = str(data) if data is not None else str(default_cache_dir() / "ptb-char")
+    if "train" in texts:
+        parts = dict(train=texts["train"], val=texts["valid"], test=texts["test"])
+        protocol = "official splits: train, valid (as val), test"
+    else:
+        tr, va = split_text(texts["valid"], (0.9, 0.1))
+        parts = dict(train=tr, val=va, test=texts["test"])
+        protocol = ("no train split found: train = first 90 % of ptb.char.valid.txt, val = its last 10 %, "
+                    "test = ptb.char.test.txt")
+    return _text_task("ptb-char", parts, seq_len, dict(source=src, protocol=protocol))
+
+def _text_file_task(data=None, seq_len: int = 64, **_) -> Task:
+    if data is None:
+        raise ValueError("task 'text' needs data=<path of a UTF-8 text file>")
+    path = Path(data).expanduser()
+    if not path.is_file():
+        raise DataNotFoundError(f"task 'text': no such file {str(path)!r} (data= must be a UTF-8 text file)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"task 'text': {str(path)!r} is not UTF-8 text ({e})") from e
+    try:
+        tr, va, te = split_text(text, (0.9, 0.05, 0.05))
+    except ValueError as e:
+        raise ValueError(f"task 'text': {e}") from None
+    info = dict(source=str(path), protocol="contiguous 90 / 5 / 5 % of the file")
+    return _text_task("text", dict(train=tr, val=va, test=te), seq_len, info)
+
+def _hutter_task(name: str, data=None, seq_len: int = 64, download: bool = False, **_) -> Task:
+    raw, info = hutter_corpus(name, data, download=download, progress=download)
+    if name == "text8":
+        ids, vocab = encode_text8(raw), CharVocab(TEXT8_CHARS)
+    else:
+        ids, vocab = torch.frombuffer(bytearray(raw), dtype=torch.uint8), CharVocab([chr(b) for b in range(256)])
+    cuts = split_points(len(ids), HUTTER_SPLIT)
+    parts = {s: ids[cuts[k]:cuts[k + 1]] for k, s in enumerate(("train", "val", "test"))}
+    for split, part in parts.items():
+        if len(part) < seq_len + 1:
+            raise ValueError(f"{name}: the {split} split has {len(part)} symbols, too few for seq_len={seq_len}")
+    ds = {s: CharLMDataset(p, seq_len) for s, p in parts.items()}
+    info = dict(info, protocol="contiguous 90 / 5 / 5 % (90M / 5M / 5M of the published 10^8 symbols)",
+                symbols={s: len(p) for s, p in parts.items()},
+                tokens="bytes 0..255 (vocab as latin-1 characters)" if name == "enwik8" else "' ' = 0, a..z = 1..26")
+    if len(ids) != HUTTER[name]["size"]:
+        info["note"] = f"{len(ids)} symbols, not the published {HUTTER[name]['size']:,}: not the full corpus"
+    return Task(name, "lm", ds["train"], ds["val"], ds["test"], vocab_size=len(vocab), seq_len=seq_len,
+                vocab=vocab.to_dict(), info=info)
+
+# %% ../nbs/07_data.ipynb #fdc73148
+def _digits_task(objective: str = "classify", seed: int = 0, patch_size: int | None = None, **_) -> Task:
+    x, y = images_digits()
+    idx = _stratified(y, (0.8, 0.1, 0.1), seed)
+    splits = {s: (x[i], y[i]) for s, i in zip(("train", "val", "test"), idx)}
+    info = dict(source="sklearn.datasets.load_digits (bundled, 8x8)",
+                protocol=f"stratified 80 / 10 / 10 % per class, seed {seed}")
+    return _image_task("digits", objective, splits, patch_size or 2, info)
+
+def _held_out(name, objective, seed, patch_size, root, train, test, n_classes) -> Task:
+    "Image task from official train / test sets: val = a seeded 10 % of the training images."
+    (x, y), (xt, yt) = train, test
+    perm = torch.randperm(len(x), generator=torch.Generator().manual_seed(seed))
+    n_val = len(x) // 10
+    va, tr = perm[:n_val].sort().values, perm[n_val:].sort().values
+    splits = dict(train=(x[tr], y[tr]), val=(x[va], y[va]), test=(xt, yt))
+    info = dict(source=f"torchvision {name} under {str(root)!r}",
+                protocol=f"val = {n_val} training images held out (seed {seed}), test = the official test set")
+    return _image_task(name, objective, splits, patch_size, info, n_classes)
+
+def _torchvision_task(name: str, data=None, objective: str = "classify", seed: int = 0, download: bool = False,
+                      patch_size: int | None = None, **_) -> Task:
+    load, n_classes, p = dict(cifar10=(images_cifar10, 10, 4), cifar100=(images_cifar100, 100, 4),
+                              mnist=(images_mnist, 10, 4))[name]
+    root = Path(data).expanduser() if data is not None else default_cache_dir() / name
+    train, test = load(root, train=True, download=download), load(root, train=False, download=download)
+    return _held_out(name, objective, seed, patch_size or p, root, train, test, n_classes)
+
+# %% ../nbs/07_data.ipynb #c994e708
+TOKENIZERS = ("char", "bpe")
+
+def _train_tokenizer(kind: str, texts: list[str], bpe_vocab: int):
+    if kind == "char":
+        return CharTokenizer.train(texts)
+    return BPETokenizer.train(texts, vocab_size=bpe_vocab)
+
+def _seq2seq_task(name: str, data=None, seq_len: int = 64, seed: int = 0, tokenizer: str = "char",
+                  bpe_vocab: int = 1000, fraction: float = 1.0, **_) -> Task:
+    if tokenizer not in TOKENIZERS:
+        raise ValueError(f"tokenizer must be one of {', '.join(TOKENIZERS)}, got {tokenizer!r}")
+    synthetic = name == "seq2seq" and (data is None or str(data) == "synthetic")
+    if synthetic:
+        parts, source = concept_pairs(seed), "synthetic concept sets -> sentences (no file)"
+    elif name == "wmt14" or (name == "seq2seq" and (Path(data).expanduser() / "train.en").is_file()):
+        parts, source = read_parallel(data, "en", "de"), f"parallel text en -> de under {str(data)!r}"
+    else:
+        if data is None:
+            raise ValueError(f"task {name!r} needs data=<a folder of its files>")
+        parts, source = read_commongen(data), f"CommonGen JSON lines under {str(data)!r}"
+    train = parts["train"]
+    if fraction != 1:
+        keep = torch.randperm(len(train), generator=torch.Generator().manual_seed(seed))
+        train = [train[i] for i in keep[:max(1, round(fraction * len(train)))].sort().values.tolist()]
+    tok = _train_tokenizer(tokenizer, [t for pair in train for t in pair], bpe_vocab)
+    ds = {s: Seq2SeqDataset(train if s == "train" else p, tok, seq_len) for s, p in parts.items()}
+    info = dict(source=source, tokenizer=tokenizer, pairs={s: len(d) for s, d in ds.items()},
+                dropped_too_long={s: d.dropped for s, d in ds.items()},
+                layout="source <sep> target <eos> <pad>...; loss on target tokens and <eos> only",
+                special_ids=dict(pad=PAD_ID, sep=SEP_ID, eos=EOS_ID, unk=UNK_ID), subset_before_encoding=True)
+    return Task(name, "lm", ds["train"], ds["val"], ds.get("test"), vocab_size=len(tok), seq_len=seq_len,
+                vocab=tok.to_dict(), info=info)
+
+# %% ../nbs/07_data.ipynb #b5281b18
+_BUILDERS = {
+    "recall": _recall_task, "ptb-char": _ptb_task, "text": _text_file_task,
+    "enwik8": partial(_hutter_task, "enwik8"), "text8": partial(_hutter_task, "text8"),
+    "digits": _digits_task, "cifar10": partial(_torchvision_task, "cifar10"),
+    "cifar100": partial(_torchvision_task, "cifar100"), "mnist": partial(_torchvision_task, "mnist"),
+    "seq2seq": partial(_seq2seq_task, "seq2seq"), "commongen": partial(_seq2seq_task, "commongen"),
+    "wmt14": partial(_seq2seq_task, "wmt14"),
+}
+TASKS = tuple(_BUILDERS)
+IMAGE_TASKS = ("digits", "cifar10", "cifar100", "mnist")
+SEQ2SEQ_TASKS = ("seq2seq", "commongen", "wmt14")
+
+def _check_task_args(name, seq_len, objective, fraction, patch_size, options, tokenizer):
+    if name not in TASKS:
+        raise ValueError(f"unknown task {name!r}; known: {', '.join(TASKS)}")
+    image = name in IMAGE_TASKS
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}; known: {', '.join(OBJECTIVES)}")
+    if image and objective == "lm":
+        raise ValueError(f"objective 'lm' is for sequence tasks; {name} takes 'classify' or 'reconstruct'")
+    if not image and objective == "reconstruct":
+        raise ValueError(f"objective 'reconstruct' is for image tasks ({', '.join(IMAGE_TASKS)}), not {name}")
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
+        raise ValueError(f"fraction must be in (0, 1], got {fraction!r}")
+    if options and name != "recall":
+        raise ValueError(f"options {sorted(options)} apply to the recall task only")
+    if not image and patch_size is not None:
+        raise ValueError(f"patch_size applies to image tasks, not {name}")
+    if not image and name != "recall" and (not isinstance(seq_len, int) or seq_len < 1):
+        raise ValueError(f"seq_len must be a positive int, got {seq_len!r}")
+    if tokenizer != "char" and name not in SEQ2SEQ_TASKS:
+        raise ValueError(f"tokenizer applies to the source-conditioned tasks ({', '.join(SEQ2SEQ_TASKS)}), not {name}")
 
 def make_task(name: str, # one of TASKS
-              data: str | Path | None = None, # text: a UTF-8 file; ptb-char: the folder of ptb.char.*.txt; cifar10: the torchvision root
-              seq_len: int = 64, # window length of the text tasks
+              data: str | Path | None = None, # a file or folder; see the table above
+              seq_len: int = 64, # window (or padded sequence) length of the text tasks
               objective: str = "classify", # image tasks: 'classify' or 'reconstruct'; sequence tasks are always 'lm'
               fraction: float = 1.0, # keep this share of the training split, in (0, 1]
               seed: int = 0, # splits, subsets and recall sequences
-              download: bool = False, # ptb-char and cifar10: fetch missing files
-              patch_size: int | None = None, # image tasks; default 2 (digits) or 4 (cifar10)
+              download: bool = False, # ptb-char, enwik8, text8 and the torchvision tasks: fetch missing files
+              patch_size: int | None = None, # image tasks; default 2 (digits) or 4 (the others)
+              tokenizer: str = "char", # source-conditioned tasks: 'char' or 'bpe'
+              bpe_vocab: int = 1000, # the byte-pair tokenizer's vocabulary size
               **options, # recall only: n_pairs, n_queries, n_keys, n_values
              ) -> Task:
     "The named task, its splits as datasets of tensors, and what a model needs to know about it."
-    if name not in TASKS: raise ValueError(f"unknown task {name!r}; known: {', '.join(TASKS)}")
-    image = name in ("digits", "cifar10")
-    if objective not in OBJECTIVES: raise ValueError(f"unknown objective {objective!r}; known: {', '.join(OBJECTIVES)}")
-    if image and objective == "lm": raise ValueError(f"objective 'lm' is for sequence tasks; {name} takes 'classify' or 'reconstruct'")
-    if not image and objective == "reconstruct": raise ValueError(f"objective 'reconstruct' is for image tasks (digits, cifar10), not {name}")
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
-        raise ValueError(f"fraction must be in (0, 1], got {fraction!r}")
-    if options and name != "recall": raise ValueError(f"options {sorted(options)} apply to the recall task only")
-    if not image and patch_size is not None: raise ValueError(f"patch_size applies to image tasks, not {name}")
-    if not image and name != "recall" and (not isinstance(seq_len, int) or seq_len < 1):
-        raise ValueError(f"seq_len must be a positive int, got {seq_len!r}")
-
-    if name == "recall":
-        ds = {s: AssociativeRecall(n, seed=3 * seed + k, **options) for k, (s, n) in enumerate(RECALL_SIZES.items())}
-        r = ds["train"]
-        task = Task(name, "lm", ds["train"], ds["val"], ds["test"], vocab_size=r.vocab_size, seq_len=r.seq_len,
-                    info=dict(source="synthetic associative recall (no file)",
-                              layout=f"k1 v1 ... k{r.n_pairs} v{r.n_pairs} SEP q1 a1 ... q{r.n_queries} a{r.n_queries}; "
-                                     f"keys 0..{r.n_keys - 1}, values {r.n_keys}..{r.sep - 1}, SEP {r.sep}",
-                              seeds=dict(train=3 * seed, val=3 * seed + 1, test=3 * seed + 2),
-                              metric="accuracy on the answer positions (targets != -100)"))
-    elif name == "ptb-char":
-        texts = ptb_char_splits(data_dir=data, download=download, require=("valid", "test"), progress=download)
-        src = str(data) if data is not None else str(default_cache_dir() / "ptb-char")
-        if "train" in texts:
-            parts = dict(train=texts["train"], val=texts["valid"], test=texts["test"])
-            protocol = "official splits: train, valid (as val), test"
-        else:
-            tr, va = split_text(texts["valid"], (0.9, 0.1))
-            parts = dict(train=tr, val=va, test=texts["test"])
-            protocol = "no train split found: train = first 90 % of ptb.char.valid.txt, val = its last 10 %, test = ptb.char.test.txt"
-        task = _text_task(name, parts, seq_len, dict(source=src, protocol=protocol))
-    elif name == "text":
-        if data is None: raise ValueError("task 'text' needs data=<path of a UTF-8 text file>")
-        path = Path(data).expanduser()
-        if not path.is_file(): raise DataNotFoundError(f"task 'text': no such file {str(path)!r} (data= must be a UTF-8 text file)")
-        try: text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as e: raise ValueError(f"task 'text': {str(path)!r} is not UTF-8 text ({e})") from e
-        try: tr, va, te = split_text(text, (0.9, 0.05, 0.05))
-        except ValueError as e: raise ValueError(f"task 'text': {e}") from None
-        task = _text_task(name, dict(train=tr, val=va, test=te), seq_len,
-                          dict(source=str(path), protocol="contiguous 90 / 5 / 5 % of the file"))
-    elif name == "digits":
-        x, y = images_digits()
-        idx = _stratified(y, (0.8, 0.1, 0.1), seed)
-        splits = {s: (x[i], y[i]) for s, i in zip(("train", "val", "test"), idx)}
-        task = _image_task(name, objective, splits, patch_size or 2,
-                           dict(source="sklearn.datasets.load_digits (bundled, 8x8)", protocol=f"stratified 80 / 10 / 10 % per class, seed {seed}"))
-    else:
-        root = Path(data).expanduser() if data is not None else default_cache_dir() / "cifar10"
-        x, y = images_cifar10(root, train=True, download=download)
-        xt, yt = images_cifar10(root, train=False, download=download)
-        perm = torch.randperm(len(x), generator=torch.Generator().manual_seed(seed))
-        n_val = len(x) // 10
-        va, tr = perm[:n_val].sort().values, perm[n_val:].sort().values
-        task = _image_task(name, objective, dict(train=(x[tr], y[tr]), val=(x[va], y[va]), test=(xt, yt)), patch_size or 4,
-                           dict(source=f"torchvision CIFAR10 under {str(root)!r}",
-                                protocol=f"val = {n_val} training images held out (seed {seed}), test = the official test set"))
-    task.train = _train_fraction(task.train, fraction, seed)
+    _check_task_args(name, seq_len, objective, fraction, patch_size, options, tokenizer)
+    task = _BUILDERS[name](data=data, seq_len=seq_len, objective=objective, seed=seed, download=download,
+                           patch_size=patch_size, tokenizer=tokenizer, bpe_vocab=bpe_vocab, fraction=fraction,
+                           options=options)
+    if name not in SEQ2SEQ_TASKS:                                  # those take their subset before tokenizing
+        task.train = _train_fraction(task.train, fraction, seed)
     task.info.update(fraction=fraction, sizes=_sizes(task))
     return task

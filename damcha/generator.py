@@ -40,42 +40,48 @@ class MetricGenerator(nn.Module):
                  use_mlp: bool = True, # False: one static trainable metric, identity at start
                  dropout: float = 0.0, # dropout after each hidden layer
                  rank: int | None = None, # low-rank ablation: M = U V^T / sqrt(rank)
-                 layer_bias: bool = False, # per-layer diagonal s_l in U diag(s_l) V^T (rank defaults to D)
+                 layer_bias: bool = False, # add a static low-rank bias per layer, U diag(s_l) V^T (the reference's)
                  n_layers: int = 1, # how many layers share this generator (for layer_bias)
                  off_diag_mode: str = "mlp", # 'mlp', 'linear_comb', 'bayesian' or 'separate_B'
                  prior_std: float = 1.0, # prior of the bayesian mixing coefficients
                  parameterization: str = "full", # 'rowsum': the last layer holds only the H*dh*dh block-row sums
                  context: str = "full", # 'head-local': m_i from c_i alone, by H independent MLPs
+                 layer_bias_rank: int | None = None, # rank of U, V in the layer bias; None: `rank` if given, else 16
                 ):
         super().__init__()
         self.dh = head_dim(d_model, n_heads)
         self.d_model, self.n_heads, self.n_layers = d_model, n_heads, n_layers
         self._init_kw = dict(hidden=tuple(hidden), use_mlp=use_mlp, dropout=dropout, rank=rank, layer_bias=layer_bias,
-                             n_layers=n_layers, off_diag_mode=off_diag_mode, prior_std=prior_std, context=context)
+                             n_layers=n_layers, off_diag_mode=off_diag_mode, prior_std=prior_std, context=context,
+                             layer_bias_rank=layer_bias_rank)
         if off_diag_mode not in _MODES:
             raise ValueError(f"off_diag_mode must be one of {_MODES}, got {off_diag_mode!r}")
         if parameterization not in _PARAMETERIZATIONS:
             raise ValueError(f"parameterization must be one of {_PARAMETERIZATIONS}, got {parameterization!r}")
         if context not in _CONTEXTS:
             raise ValueError(f"context must be one of {_CONTEXTS}, got {context!r}")
-        if layer_bias and rank is None:
-            rank = d_model
         if rank is not None and (not isinstance(rank, int) or rank < 1):
             raise ValueError(f"rank must be a positive int, got {rank!r}")
         if rank is not None and off_diag_mode != "mlp":
-            raise ValueError(f"rank and layer_bias need off_diag_mode='mlp', got {off_diag_mode!r}")
+            raise ValueError(f"rank needs off_diag_mode='mlp', got {off_diag_mode!r}")
+        if layer_bias_rank is None:
+            layer_bias_rank = rank if rank is not None else 16
+        if not isinstance(layer_bias_rank, int) or layer_bias_rank < 1:
+            raise ValueError(f"layer_bias_rank must be a positive int, got {layer_bias_rank!r}")
         if n_layers < 1:
             raise ValueError(f"n_layers must be >= 1, got {n_layers}")
-        if not use_mlp and (rank is not None or off_diag_mode != "mlp"):
+        if not use_mlp and (rank is not None or off_diag_mode != "mlp" or layer_bias):
             raise ValueError("use_mlp=False is the static metric: it takes no rank, layer_bias or off_diag_mode")
-        if parameterization == "rowsum" and (rank is not None or off_diag_mode != "mlp"):
+        if parameterization == "rowsum" and (rank is not None or off_diag_mode != "mlp" or layer_bias):
             raise ValueError("parameterization='rowsum' needs a full D x D metric whose head metrics are affine in the "
                              "hidden activation (off_diag_mode='mlp', no rank, no layer_bias, or use_mlp=False); "
                              f"got off_diag_mode={off_diag_mode!r}, rank={rank!r}, layer_bias={layer_bias!r}")
-        if context == "head-local" and (not use_mlp or rank is not None or off_diag_mode != "mlp"):
+        if context == "head-local" and (not use_mlp or rank is not None or off_diag_mode != "mlp" or layer_bias):
             raise ValueError("context='head-local' needs use_mlp=True, off_diag_mode='mlp', no rank and no layer_bias; "
-                             f"got use_mlp={use_mlp!r}, off_diag_mode={off_diag_mode!r}, rank={rank!r}")
+                             f"got use_mlp={use_mlp!r}, off_diag_mode={off_diag_mode!r}, rank={rank!r}, "
+                             f"layer_bias={layer_bias!r}")
         self.use_mlp, self.rank, self.layer_bias, self.mode = use_mlp, rank, layer_bias, off_diag_mode
+        self.layer_bias_rank = layer_bias_rank if layer_bias else None
         self.parameterization, self.context = parameterization, context
         self.diag_scale, self.off_diag_scale = 1.0, 1.0
         D, H, dh = d_model, n_heads, self.dh
@@ -105,8 +111,12 @@ class MetricGenerator(nn.Module):
             if rank is None:
                 eye = torch.eye(D) if n_out == D * D else torch.eye(dh).expand(H, dh, dh)
                 self.out.bias.copy_(eye.flatten())
-        if layer_bias:
-            self.layer_scales = nn.Parameter(torch.ones(n_layers, rank))          # (L, r)
+        if layer_bias:                                                             # as the reference initialises them
+            rb = layer_bias_rank
+            self.layer_bias_U = nn.Parameter(nn.init.orthogonal_(torch.empty(D, rb), gain=0.1))  # (D, r_b)
+            self.layer_bias_V = nn.Parameter(nn.init.orthogonal_(torch.empty(D, rb), gain=0.1))  # (D, r_b)
+            stds = 0.1 * (1 + 0.2 * torch.arange(n_layers, dtype=torch.float32))   # layer l: 0.1 (1 + 0.2 l)
+            self.layer_scales = nn.Parameter(torch.randn(n_layers, rb) * stds[:, None])  # (L, r_b)
         if off_diag_mode in ("linear_comb", "bayesian"):
             # (H, H, H): M_ij = sum_k alpha_ijk M_kk
             self.alpha = nn.Parameter(0.1 * torch.randn(H, H, H))
@@ -119,7 +129,8 @@ class MetricGenerator(nn.Module):
 
     def extra_repr(self):
         return (f"d_model={self.d_model}, n_heads={self.n_heads}, use_mlp={self.use_mlp}, mode={self.mode!r}, "
-                f"rank={self.rank}, layer_bias={self.layer_bias}, parameterization={self.parameterization!r}, "
+                f"rank={self.rank}, layer_bias={self.layer_bias}, layer_bias_rank={self.layer_bias_rank}, "
+                f"parameterization={self.parameterization!r}, "
                 f"context={self.context!r}")
 
 # %% ../nbs/01_generator.ipynb #ce86e776
@@ -132,9 +143,23 @@ def _hidden(self: MetricGenerator, c: Tensor) -> Tensor:
     return self.body(c)                                                            # (..., n_h) or (..., H, n_h)
 
 def _scale(self: MetricGenerator, layer: int) -> Tensor | None:
-    if not self.layer_bias: return None
-    if not 0 <= layer < self.n_layers: raise ValueError(f"layer must be in [0, {self.n_layers}), got {layer}")
-    return self.layer_scales[layer]                                                # (r,)
+    "Layer `layer`'s scales `s_l` `(r_b,)` of the layer bias; None without one."
+    if not self.layer_bias:
+        return None
+    if not 0 <= layer < self.n_layers:
+        raise ValueError(f"layer must be in [0, {self.n_layers}), got {layer}")
+    return self.layer_scales[layer]                                                # (r_b,)
+
+def _layer_bias_full(self: MetricGenerator, layer: int) -> Tensor:
+    "The static bias `U diag(s_l) V^T` of layer `layer`, `(D, D)`."
+    return (self.layer_bias_U * self._scale(layer)) @ self.layer_bias_V.t()
+
+def _layer_bias_heads(self: MetricGenerator, layer: int) -> Tensor:
+    "Its block-row sums under the block scales, `(H, dh, dh)`: `U_i diag(s_l) (s_o sum_j V_j + (s_d - s_o) V_i)^T`."
+    H, dh, sd, so = self.n_heads, self.dh, self.diag_scale, self.off_diag_scale
+    U, V = self.layer_bias_U.view(H, dh, -1), self.layer_bias_V.view(H, dh, -1)  # (H, dh, r_b) each
+    Vt = so * V.sum(0) + (sd - so) * V                                             # (H, dh, r_b)
+    return torch.einsum('iar,r,ibr->iab', U, self._scale(layer), Vt)              # (H, dh, dh)
 
 def _alpha_off(self: MetricGenerator) -> Tensor:
     "Mixing coefficients with the i == j entries zeroed: (H, H, H); sampled in training for the bayesian mode."
@@ -152,6 +177,7 @@ def _rowsum_factor(self: MetricGenerator) -> float:
 
 MetricGenerator._hidden, MetricGenerator._scale, MetricGenerator._alpha_off = _hidden, _scale, _alpha_off
 MetricGenerator._off_B, MetricGenerator._rowsum_factor = _off_B, _rowsum_factor
+MetricGenerator._layer_bias_full, MetricGenerator._layer_bias_heads = _layer_bias_full, _layer_bias_heads
 
 # %% ../nbs/01_generator.ipynb #62424fb1
 def _spread(m: Tensor, # (..., H, dh, dh) block-row sums
@@ -163,7 +189,7 @@ def _spread(m: Tensor, # (..., H, dh, dh) block-row sums
 
 def _full_metric(self: MetricGenerator,
                  c: Tensor, # (..., D) context
-                 layer: int = 0, # which layer's scale, for layer_bias
+                 layer: int = 0, # which layer's bias, for layer_bias
                 ) -> Tensor: # (..., D, D)
     "The full cross-head metric `M(c)`, with the current block scales applied (for `'rowsum'`: see `_spread`)."
     D, H, dh = self.d_model, self.n_heads, self.dh
@@ -176,8 +202,6 @@ def _full_metric(self: MetricGenerator,
         r = self.rank
         o = self.out(self._hidden(c))                                              # (..., 2 D r)
         U, V = o[..., :D*r].unflatten(-1, (D, r)), o[..., D*r:].unflatten(-1, (D, r))  # (..., D, r) each
-        s = self._scale(layer)
-        if s is not None: U = U * s                                                # U diag(s_l)
         M = U @ V.transpose(-1, -2) / math.sqrt(r)                                 # (..., D, D)
     elif self.mode == "mlp":
         # (..., D D) or (..., D dh); head-local (..., H, D dh) or (..., H, dh dh)
@@ -191,6 +215,8 @@ def _full_metric(self: MetricGenerator,
         # (..., H, H, dh, dh), G_i at (i, i)
         diag = G.unsqueeze(-3) * torch.eye(H, dtype=G.dtype, device=G.device)[:, :, None, None]
         M = (off + diag).transpose(-3, -2).flatten(-4, -3).flatten(-2, -1)         # (..., D, D)
+    if self.layer_bias:
+        M = M + self._layer_bias_full(layer)                                       # M_l(c) = f(c) + U diag(s_l) V^T
     if (self.diag_scale, self.off_diag_scale) != (1.0, 1.0):
         eye_h = torch.eye(H, dtype=M.dtype, device=M.device)[:, None, :, None]   # (H, 1, H, 1)
         scale = self.off_diag_scale + (self.diag_scale - self.off_diag_scale) * eye_h
@@ -200,8 +226,15 @@ def _full_metric(self: MetricGenerator,
 MetricGenerator.full_metric = _full_metric
 
 # %% ../nbs/01_generator.ipynb #411784d6
-def _affine_map(self: MetricGenerator) -> tuple[Tensor, Tensor] | None:
+def _affine_map(self: MetricGenerator, layer: int = 0) -> tuple[Tensor, Tensor] | None:
     "`(W_eff (H, dh, dh, n_h), b_eff (H, dh, dh))` with `m_i(c) = W_eff[i] h(c) + b_eff[i]`; None unless affine in `h`."
+    aff = self._affine_core()
+    if aff is None or not self.layer_bias:
+        return aff
+    return aff[0], aff[1] + self._layer_bias_heads(layer)                          # a static bias: it adds to b_eff
+
+def _affine_core(self: MetricGenerator) -> tuple[Tensor, Tensor] | None:
+    "`_affine_map` without the layer bias."
     if not self.use_mlp or self.rank is not None: return None                      # static, or U V^T: not affine in h
     H, dh = self.n_heads, self.dh
     sd, so = self.diag_scale, self.off_diag_scale
@@ -228,7 +261,7 @@ def _affine_map(self: MetricGenerator) -> tuple[Tensor, Tensor] | None:
 
 def _head_metrics(self: MetricGenerator,
                   c: Tensor, # (..., D) context: (B, D) per sequence or (B, T, D) per query
-                  layer: int = 0, # which layer's scale, for layer_bias
+                  layer: int = 0, # which layer's bias, for layer_bias
                  ) -> Tensor: # (..., H, dh, dh)
     "RowSum head metrics `m_i = sum_j M_ij(c)` without building `M`."
     D, H, dh = self.d_model, self.n_heads, self.dh
@@ -253,10 +286,9 @@ def _head_metrics(self: MetricGenerator,
         if sd != so:
             Vh = F.linear(h, Wv.flatten(0, 2), bv.flatten()).unflatten(-1, (H, dh, r))  # (..., H, dh, r)
             Vt = Vt + (sd - so) * Vh
-        s = self._scale(layer)
-        if s is not None: U = U * s
-        return U @ Vt.transpose(-1, -2) / math.sqrt(r)                             # (..., H, dh, dh)
-    Weff, beff = self._affine_map()
+        m = U @ Vt.transpose(-1, -2) / math.sqrt(r)                                # (..., H, dh, dh)
+        return m + self._layer_bias_heads(layer) if self.layer_bias else m
+    Weff, beff = self._affine_map(layer)
     # m_i = W_i h_i + b_i, one MLP per head
     if self.context == "head-local":
         m = torch.einsum('...ik,iek->...ie', h, Weff.flatten(1, 2)) + beff.flatten(1)  # (..., H, dh dh)
@@ -272,7 +304,8 @@ def _forward(self: MetricGenerator,
     "Head metrics from the tokens themselves: `head_metrics(context(x, causal, padding_mask))`."
     return self.head_metrics(context(x, causal, padding_mask), layer)
 
-MetricGenerator._affine_map, MetricGenerator.head_metrics = _affine_map, _head_metrics
+MetricGenerator._affine_map, MetricGenerator._affine_core = _affine_map, _affine_core
+MetricGenerator.head_metrics = _head_metrics
 MetricGenerator.forward = _forward
 StructuredMLPForM = MetricGenerator
 
@@ -335,6 +368,8 @@ def _identifiable_count(self: MetricGenerator) -> int:
     if not self.use_mlp:
         return n - D * D + D * dh                                                  # M0: only its block-row sums
     n_h1 = self.out.in_features + 1                                                # a weight row and its bias
+    if self.layer_bias:                                                            # V enters through sum_j V_j only
+        n = n - (D - dh) * self.layer_bias_rank
     if self.rank is not None:
         return n - (D - dh) * self.rank * n_h1                                     # V enters through sum_j V_j only
     if self.mode == "mlp":
@@ -522,7 +557,7 @@ def _head_queries(self: MetricGenerator,
         raise ValueError(f"xh must have shape (..., H, dh) = (..., {H}, {dh}) with the leading shape of c "
                          f"{tuple(c.shape[:-1])}, got {tuple(xh.shape)}")
     chunked = chunk_size is not None and self.context == "full"                  # head-local: the plain path
-    aff = self._affine_map() if chunked else None
+    aff = self._affine_map(layer) if chunked else None
     if aff is None:                                                                # plain, static or low rank
         return torch.einsum('...ia,...iae->...ie', xh, self.head_metrics(c, layer))
     h, (W, b) = self._hidden(c), aff                                               # (..., n_h)

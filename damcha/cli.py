@@ -74,7 +74,10 @@ def _check_out(path: str | Path, flag: str = "--out") -> None:
     try:
         for d in [*reversed(p.parents), p]:                                       # from the root down
             if not d.exists():
-                d.mkdir()
+                try:
+                    d.mkdir()
+                except FileExistsError:                                           # made meanwhile by another process
+                    continue
                 created.append(d)
         with tempfile.TemporaryFile(dir=p):
             pass
@@ -178,7 +181,8 @@ def _cmd_train(args) -> int:
     except ValueError as e:
         raise ValueError(_flags(e, names)) from None
     _check_model(cfg)
-    _check_out(cfg.out)
+    if int(os.environ.get("RANK", "0")) == 0:                            # one process of a torchrun job checks
+        _check_out(cfg.out)
     args.continue_with = f"continue with the same options and --resume --out {cfg.out}"
     if int(os.environ.get("RANK", "0")) == 0:
         print(f"damcha train: {cfg.task} with {cfg.attention} attention -> {cfg.out}", flush=True)

@@ -137,3 +137,35 @@ def test_committed_results_name_no_absolute_path():
     for line in (ROOT / "results" / "seed" / "results.jsonl").read_text(encoding="utf-8").splitlines():
         data = json.loads(line)["settings"].get("data")
         assert data is None or not Path(data).is_absolute(), data
+
+
+def test_ci_runs_the_readme_first_command_in_a_fresh_environment():
+    "CI takes the README's first command from the README itself and compares what it prints with the README's table."
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    readme = _readme_module()
+    assert readme.first_command() == readme_commands()[0]
+    for piece in ['FIRST="$(python tools/readme.py --first-command)"', 'python3 -m venv "$FRESH/venv"',
+                  'bash -c "$FIRST"', 'python tools/readme.py --check-quick "$FRESH/printed.txt"']:
+        assert piece in ci, piece
+    assert "--threads" in readme.first_command(), "the README's command pins its thread count (see tools/readme.py)"
+
+
+def test_readme_table_check_can_fail(tmp_path, monkeypatch):
+    "--check-quick accepts the README's own tables, names a changed cell, ignores s/run; --refresh-quick writes them."
+    readme = _readme_module()
+    printed = readme.printed_section(readme.README.read_text(encoding="utf-8")).replace("#### ", "### ")
+    assert readme.check_quick(printed) == []
+    row = next(l for l in printed.splitlines() if l.startswith("| mha |"))
+    cells = row.split(" | ")
+    changed = printed.replace(row, " | ".join(cells[:2] + ["0.0001"] + cells[3:]), 1)
+    diff = readme.check_quick(changed)
+    assert len(diff) == 1 and "| mha | val: printed '0.0001'" in diff[0], diff
+    slower = printed.replace(row, " | ".join(cells[:-1] + ["9999 |"]), 1)
+    assert readme.check_quick(slower) == []
+    index, out = tmp_path / "index.ipynb", tmp_path / "README.md"
+    index.write_text(readme.INDEX.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(readme, "INDEX", index)
+    monkeypatch.setattr(readme, "README", out)
+    readme.refresh_quick(changed + "\nresults: runs/compare-quick/results.jsonl\n", seconds=95.4, cores=2)
+    assert "one thread, 95 s on 2 cores" in out.read_text(encoding="utf-8")
+    assert readme.check_quick(changed) == []                                      # the README written from the copy

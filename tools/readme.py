@@ -35,8 +35,8 @@ def _src(cell) -> str:
     return "".join(s) if isinstance(s, list) else s
 
 
-def render(nb_path: Path = INDEX) -> str:
-    nb = json.loads(Path(nb_path).read_text(encoding="utf-8"))
+def render(nb_path: Path | None = None) -> str:
+    nb = json.loads(Path(INDEX if nb_path is None else nb_path).read_text(encoding="utf-8"))
     parts = []
     for cell in nb["cells"]:
         src = _src(cell)

@@ -4,6 +4,7 @@
 
 # %% ../nbs/03_attention.ipynb #aa371238
 from __future__ import annotations
+import contextlib
 import inspect
 import torch
 import torch.nn as nn
@@ -14,8 +15,9 @@ from .metric import head_dim
 from .generator import MetricGenerator, check_tokens, check_padding_mask, context
 
 # %% auto #0
-__all__ = ['MBasedAttention', 'check_attn_mask', 'build_attn_mask', 'check_cache_call', 'prepare_call', 'DamchaAttention',
-           'causal_block_mask', 'extend_cache', 'cached_context']
+__all__ = ['MBasedAttention', 'check_attn_mask', 'build_attn_mask', 'check_cache_call', 'prepare_call', 'LogitsSource',
+           'keep_scores', 'keep_logits', 'DamchaAttention', 'causal_block_mask', 'extend_cache', 'cached_context',
+           'recording_logits', 'attention_logits', 'masked_weights']
 
 # %% ../nbs/03_attention.ipynb #449c9dd4
 def check_attn_mask(mask: Tensor, B: int, H: int, T: int) -> Tensor:
@@ -101,8 +103,54 @@ def prepare_call(x: Tensor, # (B, T, D) tokens
         x = x.masked_fill(~pm.unsqueeze(-1), 0.)                                       # padding holds exactly 0
     return x, pm
 
+# %% ../nbs/03_attention.ipynb #177a04da
+class LogitsSource:
+    "Marks an attention layer that stores its pre-softmax logits on a forward while `record_logits` is on."
+    record_logits: bool = False
+    last_logits: Tensor | None = None # (B, H, T, S) what the softmax receives, masked entries included
+    last_visible: Tensor | None = None # (B, H, T, S) bool: visible key of a real query; None: every entry
+
+def keep_scores(layer: LogitsSource,
+                s: Tensor, # (B, H, T, S) scores before any mask
+                attn_mask: Tensor | None = None, # bool (True = visible) or additive float, broadcastable to s
+                alive: Tensor | None = None, # (B|1, H|1, T, 1) rows that see a key; None: all
+                padding_mask: Tensor | None = None, # (B, T) bool, True = real query
+               ) -> None:
+    "Store on `layer` the logits the softmax receives (`s` plus an additive mask) and the entries that count."
+    vis = None
+    if attn_mask is not None and attn_mask.dtype == torch.bool:
+        vis = attn_mask
+    elif attn_mask is not None:
+        vis = attn_mask > float("-inf")
+        s = torch.where(vis, s + attn_mask, s)                                     # an additive mask is in the logits
+    if alive is not None:
+        vis = alive if vis is None else vis & alive
+    if padding_mask is not None:
+        real = padding_mask[:, None, :, None]                                      # (B, 1, T, 1) real queries
+        vis = real if vis is None else vis & real
+    layer.last_logits = s.detach()
+    layer.last_visible = None if vis is None else vis.expand(s.shape)              # (B, H, T, S)
+
+def keep_logits(layer: LogitsSource,
+                q: Tensor, k: Tensor, # (B, H, T, E), (B, H, S, E)
+                scale: float, # logits are q . k * scale
+                mask: Tensor | None = None, # user mask; with `cached`, an internal bool (B|1, H|1, T, S) mask
+                padding_mask: Tensor | None = None, causal: bool = False,
+                cached: bool = False, # the queries are the last T of S positions (a decoding cache)
+               ) -> None:
+    "`keep_scores` for the logits `q k^T * scale`, computed explicitly, under the contract's masks."
+    B, H, T, _ = q.shape
+    S = k.shape[2]
+    s = torch.einsum('bhte,bhse->bhts', q, k) * scale                              # (B, H, T, S)
+    if cached:
+        vis = causal_block_mask(T, S, q.device).view(1, 1, T, S)                   # (1, 1, T, S)
+        keep_scores(layer, s, vis if mask is None else vis & mask)
+        return
+    attn_mask, alive = build_attn_mask(B, H, T, mask, padding_mask, causal, device=q.device, dtype=s.dtype)
+    keep_scores(layer, s, attn_mask, alive, padding_mask)
+
 # %% ../nbs/03_attention.ipynb #7f080615
-class DamchaAttention(nn.Module):
+class DamchaAttention(LogitsSource, nn.Module):
     "Data-Adaptive Mahalanobis Cross-Head Attention: `(B, T, D) -> (B, T, D)` with queries `x_i m_i` and keys `x_i`."
     def __init__(self, d_model: int, n_heads: int,
                  dropout: float = 0.0, # attention-weight dropout (training only)
@@ -195,6 +243,9 @@ class DamchaAttention(nn.Module):
             k = extend_cache(cache, "k", k)                                        # (B, H, S, dh): keys are x_i
             v = extend_cache(cache, "v", v)                                        # (B, H, S, dh)
             cache["n"] = k.shape[2]
+        if self.record_logits:                                                     # a monitor asked: explicit logits
+            keep_logits(self, q, k, self.dh ** -0.5, mask, pm, causal, cache is not None)
+        if cache is not None:
             vis = causal_block_mask(T, k.shape[2], q.device)                       # (T, S)
             return F.scaled_dot_product_attention(q, k, v, attn_mask=vis, dropout_p=p)
         if causal and mask is None and pm is None:
@@ -251,3 +302,36 @@ def cached_context(x: Tensor, # (B, T, D) the new tokens
     cache["cn"] = n + x.shape[1]
     count = torch.arange(n + 1, n + x.shape[1] + 1, device=x.device, dtype=x.dtype)   # (T,)
     return csum / count.view(1, -1, 1)
+
+# %% ../nbs/03_attention.ipynb #83fb90af
+@contextlib.contextmanager
+def recording_logits(model: nn.Module):
+    "Inside the block every `LogitsSource` in `model` stores its logits on each forward; yields those layers."
+    layers = [m for m in model.modules() if isinstance(m, LogitsSource)]
+    for m in layers:
+        m.record_logits = True
+        m.last_logits, m.last_visible = None, None
+    try:
+        yield layers
+    finally:
+        for m in layers:
+            m.record_logits = False
+
+def attention_logits(layer: nn.Module, x: Tensor, # (B, T, D)
+                     **kwargs, # what the layer's forward takes: mask, padding_mask, causal, metrics, cache
+                    ) -> tuple[Tensor, Tensor | None]: # (B, H, T, S) logits, (B, H, T, S) bool visible or None
+    "One forward of `layer` with recording on: its pre-softmax logits and the entries that count."
+    if not isinstance(layer, LogitsSource):
+        raise ValueError(f"layer must be an attention layer of damcha (a LogitsSource), got {type(layer).__name__}")
+    with recording_logits(layer):
+        layer(x, **kwargs)
+    return layer.last_logits, layer.last_visible
+
+def masked_weights(logits: Tensor, # (B, H, T, S)
+                   visible: Tensor | None = None, # (B, H, T, S) bool, or None: all
+                  ) -> Tensor: # (B, H, T, S) attention weights; rows with no visible entry are 0
+    "The softmax over the visible entries."
+    if visible is None:
+        return logits.softmax(-1)
+    a = logits.masked_fill(~visible, float("-inf")).softmax(-1)
+    return a.masked_fill(~visible.any(-1, keepdim=True), 0.)

@@ -183,7 +183,8 @@ def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = Fa
         resume = (run_dir / "ckpt.pt").exists()
         if not resume and run_dir.exists():
             shutil.rmtree(run_dir)
-        cfg = TrainConfig(**spec.settings, seed=spec.seed, out=str(run_dir), resume=resume)
+        bar = dict(progress=sys.stderr.isatty())                                  # a progress bar in a terminal, not in logs
+        cfg = TrainConfig(**{**spec.settings, **bar}, seed=spec.seed, out=str(run_dir), resume=resume)
         t0 = time.time()
         log(f"[{i}/{len(specs)}] {spec.experiment} | {spec.config} | seed {spec.seed}" + (" (resuming)" if resume else ""), flush=True)
         try:

@@ -16,7 +16,8 @@ import torch.nn.functional as F
 from torch import Tensor
 from einops import rearrange
 from .metric import head_dim
-from .attention import build_attn_mask, causal_block_mask, extend_cache, prepare_call
+from .attention import (build_attn_mask, causal_block_mask, extend_cache, prepare_call, LogitsSource,
+                              keep_logits)
 
 # %% auto #0
 __all__ = ['GRAPH_KINDS', 'graph_edges', 'incidence_matrix', 'tu_brute_force', 'tu_two_per_column', 'is_totally_unimodular',
@@ -308,6 +309,17 @@ class DenseMetric(nn.Module):
         return f"d={self.d}, eps={self.eps}"
 
 # %% ../nbs/04_matroid.ipynb #33d00d8e
+def _mahalanobis_qk(z: Tensor, # (B, H, T, d) queries
+                    M: Tensor, # (H, d, d)
+                    zk: Tensor, # (B, H, S, d) keys
+                   ) -> tuple[Tensor, Tensor]: # (B, H, T, d+1), (B, H, S, d+1)
+    "`[z_q, 1]` and `[M z_k, -n_k/2]`: their dot product over `tau` is the logit up to a constant per query."
+    mz = torch.einsum('bhsd,hde->bhse', zk, M)                                     # (B, H, S, d): M z_k
+    nk = (zk * mz).sum(-1, keepdim=True)                                           # (B, H, S, 1): n_k = z_k^T M z_k
+    q = torch.cat([z, torch.ones_like(z[..., :1])], -1)                            # (B, H, T, d+1): [z_q, 1]
+    k = torch.cat([mz, -0.5 * nk], -1)                                             # (B, H, S, d+1): [M z_k, -n_k/2]
+    return q, k
+
 def mahalanobis_sdpa(z: Tensor, # (B, H, T, d) projected tokens: queries and keys alike
                      v: Tensor, # (B, H, T, dv) values
                      M: Tensor, # (H, d, d) symmetric metrics, one per head
@@ -330,10 +342,7 @@ def mahalanobis_sdpa(z: Tensor, # (B, H, T, d) projected tokens: queries and key
         raise ValueError(f"tau must be > 0, got {tau!r}")
     dv = v.shape[-1]
     w = max(d + 1, dv)                                                             # one width for q, k and v
-    mz = torch.einsum('bhsd,hde->bhse', zk, M)                                     # (B, H, S, d): M z_k
-    nk = (zk * mz).sum(-1, keepdim=True)                                           # (B, H, S, 1): n_k = z_k^T M z_k
-    q = torch.cat([z, torch.ones_like(z[..., :1])], -1)                            # (B, H, T, d+1): [z_q, 1]
-    k = torch.cat([mz, -0.5 * nk], -1)                                             # (B, H, S, d+1): [M z_k, -n_k/2]
+    q, k = _mahalanobis_qk(z, M, zk)                                               # (B, H, T|S, d+1)
     if w > d + 1:
         q, k = F.pad(q, (0, w - d - 1)), F.pad(k, (0, w - d - 1))        # (B, H, T|S, w): zeros appended
     if w > dv:
@@ -343,7 +352,7 @@ def mahalanobis_sdpa(z: Tensor, # (B, H, T, d) projected tokens: queries and key
     return o[..., :dv]                                                             # (B, H, T, dv)
 
 # %% ../nbs/04_matroid.ipynb #dea67599
-class MahalanobisAttention(nn.Module):
+class MahalanobisAttention(LogitsSource, nn.Module):
     "Attention with logits `-dist(z_q, z_k) / (2 tau)` under a PSD metric per head: matroidal (`m` numbers) or dense."
     def __init__(self, d_model: int, n_heads: int,
                  metric: str = "matroidal", # 'matroidal' (A diag(l) A^T + eps I) or 'dense' (L L^T + eps I)
@@ -405,9 +414,14 @@ class MahalanobisAttention(nn.Module):
         v = rearrange(self.v_proj(x), 'b t (h d) -> b h t d', h=H)                     # (B, H, T, dh)
         M = self.metric_matrices()                                                     # (H, dh, dh)
         p = self.dropout if self.training else 0.0
+        zk = z
         if cache is not None:
             zk, v = extend_cache(cache, "z", z), extend_cache(cache, "v", v)          # (B, H, S, dh): everything seen
             cache["n"] = zk.shape[2]
+        if self.record_logits:                                                         # a monitor asked for them
+            q, k = _mahalanobis_qk(z, M, zk)                                           # (B, H, T|S, dh + 1)
+            keep_logits(self, q, k, 1.0 / self.tau, mask, pm, causal, cache is not None)
+        if cache is not None:
             block = causal_block_mask(T, zk.shape[2], x.device)                        # (T, S)
             o = mahalanobis_sdpa(z, v, M, self.tau, attn_mask=block, dropout_p=p, zk=zk)  # (B, H, T, dh)
         elif causal and mask is None and pm is None:

@@ -14,10 +14,12 @@ from einops import rearrange
 from .metric import head_dim
 from .generator import check_tokens, check_padding_mask
 from .attention import check_attn_mask, build_attn_mask, causal_block_mask, extend_cache, check_cache_call, prepare_call
+from .attention import LogitsSource, keep_logits, keep_scores
 
 # %% auto #0
-__all__ = ['HEAD_KINDS', 'MultiHeadAttention', 'TalkingHeadsAttention', 'compose', 'DCMHAttention', 'CollaborativeAttention',
-           'MixtureOfAttentionHeads', 'mixed_head_mask', 'MixedMultiHeadAttention']
+__all__ = ['HEAD_KINDS', 'MultiHeadAttention', 'TiedMultiHeadAttention', 'qk_dim_for_params', 'TalkingHeadsAttention', 'compose',
+           'DCMHAttention', 'CollaborativeAttention', 'MixtureOfAttentionHeads', 'mixed_head_mask',
+           'MixedMultiHeadAttention']
 
 # %% ../nbs/05_baselines.ipynb #64570254
 def _attention_mask(B: int, H: int, T: int, # batch, heads, new queries
@@ -42,9 +44,12 @@ def _sdpa_attend(q: Tensor, k: Tensor, v: Tensor, # (B, H, T, E), (B, H, S, E), 
                  mask: Tensor | None = None, padding_mask: Tensor | None = None, causal: bool = False,
                  cached: bool = False, dropout_p: float = 0.0,
                  scale: float | None = None, # default 1/sqrt(E)
+                 layer: LogitsSource | None = None, # the calling layer: it keeps its logits if a monitor asks
                ) -> Tensor: # (B, H, T, Ev); rows with no visible key are 0
     "`scaled_dot_product_attention` under the contract's masks."
-    B, H, T, _ = q.shape
+    B, H, T, E = q.shape
+    if layer is not None and layer.record_logits:
+        keep_logits(layer, q, k, E ** -0.5 if scale is None else scale, mask, padding_mask, causal, cached)
     if causal and not cached and mask is None and padding_mask is None:
         return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True, scale=scale)
     attn_mask, alive = _attention_mask(B, H, T, k.shape[2], mask, padding_mask, causal, cached, q.device, q.dtype)
@@ -76,19 +81,24 @@ def _visible_keys(attn_mask: Tensor | None, alive: Tensor | None) -> Tensor | No
     return vis if alive is None else vis & alive
 
 # %% ../nbs/05_baselines.ipynb #8c4051ba
-class MultiHeadAttention(nn.Module):
+class MultiHeadAttention(LogitsSource, nn.Module):
     "Multi-head attention (Vaswani et al. 2017) run by `scaled_dot_product_attention`: `(B, T, D) -> (B, T, D)`."
     def __init__(self, d_model: int, n_heads: int,
                  dropout: float = 0.0, # attention-weight dropout (training only)
                  bias: bool = True, # biases of the four projections
+                 qk_dim: int | None = None, # width of the queries and keys, all heads (default d_model)
+                 tie_qk: bool = False, # keys use the query projection: W_K = W_Q
                 ):
         super().__init__()
         self.dh = head_dim(d_model, n_heads)
+        qk = d_model if qk_dim is None else qk_dim
+        head_dim(qk, n_heads, "qk_dim")
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         self.d_model, self.n_heads, self.dropout = d_model, n_heads, dropout
-        self.q_proj = nn.Linear(d_model, d_model, bias=bias)
-        self.k_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.qk_dim, self.tie_qk = qk, bool(tie_qk)
+        self.q_proj = nn.Linear(d_model, qk, bias=bias)
+        self.k_proj = None if tie_qk else nn.Linear(d_model, qk, bias=bias)
         self.v_proj = nn.Linear(d_model, d_model, bias=bias)
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)
 
@@ -99,7 +109,8 @@ class MultiHeadAttention(nn.Module):
     def project(self, x: Tensor, cache: dict | None = None) -> tuple[Tensor, Tensor, Tensor]:
         "Query heads `(B, H, T, dh)`, key / value heads `(B, H, S, dh)`; a cache gets the new keys and values appended."
         heads = lambda t: rearrange(t, 'b t (h d) -> b h t d', h=self.n_heads)      # (B, T, D) -> (B, H, T, dh)
-        q, k, v = heads(self.q_proj(x)), heads(self.k_proj(x)), heads(self.v_proj(x))
+        q, v = heads(self.q_proj(x)), heads(self.v_proj(x))                           # (B, H, T, qk/H), (B, H, T, dh)
+        k = q if self.k_proj is None else heads(self.k_proj(x))                       # tied: the keys are the queries
         if cache is not None:
             k, v = extend_cache(cache, "k", k), extend_cache(cache, "v", v)           # (B, H, S, dh)
             cache["n"] = k.shape[2]
@@ -117,8 +128,33 @@ class MultiHeadAttention(nn.Module):
                ) -> Tensor: # (B, T, D)
         x, pm = prepare_call(x, self.d_model, self.n_heads, mask, padding_mask, causal, cache)
         q, k, v = self.project(x, cache)                                              # (B, H, T, dh), (B, H, S, dh) x 2
-        o = _sdpa_attend(q, k, v, mask, pm, causal, cache is not None, self.dropout_p)  # (B, H, T, dh)
+        o = _sdpa_attend(q, k, v, mask, pm, causal, cache is not None, self.dropout_p, layer=self)  # (B, H, T, dh)
         return _zero_padded_queries(self.merge(o), pm)                                 # (B, T, D)
+
+    def extra_repr(self) -> str:
+        return f"d_model={self.d_model}, n_heads={self.n_heads}, qk_dim={self.qk_dim}, tie_qk={self.tie_qk}"
+
+# %% ../nbs/05_baselines.ipynb #1e9e2fc3
+class TiedMultiHeadAttention(MultiHeadAttention):
+    "Multi-head attention with `W_Q = W_K` (biases too): per head, logits `q_i . q_j / sqrt(dh)`, a Gram matrix."
+    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True,
+                 qk_dim: int | None = None, # width of the shared query/key projection (default d_model)
+                ):
+        super().__init__(d_model, n_heads, dropout, bias, qk_dim=qk_dim, tie_qk=True)
+
+def qk_dim_for_params(d_model: int, n_heads: int,
+                      n_params: int, # the attention-parameter budget of one layer
+                      bias: bool = True,
+                     ) -> int: # a multiple of n_heads, >= n_heads
+    "The `qk_dim` whose `MultiHeadAttention(d_model, n_heads, qk_dim=...)` has nearest to `n_params` parameters."
+    head_dim(d_model, n_heads)
+    if not isinstance(n_params, int) or n_params < 1:
+        raise ValueError(f"n_params must be a positive int, got {n_params!r}")
+    b = int(bias)
+    fixed = 2 * (d_model * d_model + d_model * b)                                  # W_V, W_O
+    per_width = 2 * (d_model + b)                                                  # one column of W_Q and of W_K
+    heads = round((n_params - fixed) / (per_width * n_heads))
+    return n_heads * max(1, heads)
 
 # %% ../nbs/05_baselines.ipynb #9d004769
 class TalkingHeadsAttention(MultiHeadAttention):
@@ -139,6 +175,8 @@ class TalkingHeadsAttention(MultiHeadAttention):
         s = torch.einsum('bhtd,bhsd->bhts', q, k) / math.sqrt(self.dh)                # (B, H, T, S)
         s = torch.einsum('bhts,hg->bgts', s, self.pre_mix)                            # L' = L P_l
         attn_mask, alive = _attention_mask(B, H, T, k.shape[2], mask, pm, causal, cache is not None, x.device, s.dtype)
+        if self.record_logits:
+            keep_scores(self, s, attn_mask, alive, pm)
         a = torch.einsum('bhts,hg->bgts', _masked_softmax(s, attn_mask, alive), self.post_mix)  # W' = W P_w
         keep = _visible_keys(attn_mask, alive)
         if keep is not None:
@@ -211,6 +249,8 @@ class DCMHAttention(MultiHeadAttention):
         s = compose(s, eye + self.static[0], w1[:, :, 0], w2[:, :, 0], dd[:, :, 0],
                     kw1[:, :, 0], kw2[:, :, 0], kdd[:, :, 0])
         attn_mask, alive = _attention_mask(B, H, T, k.shape[2], mask, pm, causal, cache is not None, x.device, s.dtype)
+        if self.record_logits:
+            keep_scores(self, s, attn_mask, alive, pm)
         a = _masked_softmax(s, attn_mask, alive)                                        # (B, H, T, S)
         a = compose(a, eye + self.static[1], w1[:, :, 2], w2[:, :, 2], dd[:, :, 2],
                     kw1[:, :, 1], kw2[:, :, 1], kdd[:, :, 1])
@@ -221,7 +261,7 @@ class DCMHAttention(MultiHeadAttention):
         return _zero_padded_queries(self.merge(o), pm)                                 # (B, T, D)
 
 # %% ../nbs/05_baselines.ipynb #52d5f9f3
-class CollaborativeAttention(nn.Module):
+class CollaborativeAttention(LogitsSource, nn.Module):
     "Collaborative MHA (Cordonnier et al. 2020): shared `W_Q`, `W_K` of width `D_k`; head `i` scores `q diag(m_i) k^T`."
     def __init__(self, d_model: int, n_heads: int,
                  dropout: float = 0.0, # attention-weight dropout (training only)
@@ -269,12 +309,12 @@ class CollaborativeAttention(nn.Module):
             q = torch.cat([q, torch.ones_like(q[..., :1])], -1)                   # (B, H, T, D_k + 1): [q diag(m_i), 1]
             k = torch.cat([k, c], -1)                                                 # (B, H, S, D_k + 1): [k, x_s u_i]
         p = self.dropout if self.training else 0.0
-        o = _sdpa_attend(q, k, v, mask, pm, causal, cache is not None, p, scale=self.scale)  # (B, H, T, dh)
+        o = _sdpa_attend(q, k, v, mask, pm, causal, cache is not None, p, self.scale, self)  # (B, H, T, dh)
         y = self.out_proj(rearrange(o, 'b h t d -> b t (h d)'))                        # (B, T, D)
         return _zero_padded_queries(y, pm)
 
 # %% ../nbs/05_baselines.ipynb #8d4350b4
-class MixtureOfAttentionHeads(nn.Module):
+class MixtureOfAttentionHeads(LogitsSource, nn.Module):
     "Mixture of attention heads (Zhang et al. 2022): each token uses `n_heads` of `n_experts` query/output experts."
     def __init__(self, d_model: int,
                  n_heads: int, # k, the experts (heads) each token uses; head width d_model // n_heads
@@ -335,7 +375,7 @@ class MixtureOfAttentionHeads(nn.Module):
             cache["n"] = k.shape[2]
         S = k.shape[2]
         o = _sdpa_attend(q, k.expand(B, H, S, dh), v.expand(B, H, S, dh), mask, pm, causal, cache is not None,
-                        self.dropout if self.training else 0.0)                       # (B, k, T, dh)
+                        self.dropout if self.training else 0.0, layer=self)           # (B, k, T, dh)
         o = rearrange(o, 'b k t d -> b t k d') * gates.unsqueeze(-1)                   # (B, T, k, dh), gated
         o = o.new_zeros(B, T, E, dh).scatter_add(2, sel, o)                         # (B, T, E, dh): back to the experts
         y = torch.einsum('bted,eod->bto', o, self.o_experts)                           # (B, T, D): sum of gated W^o_e
@@ -390,5 +430,5 @@ class MixedMultiHeadAttention(MultiHeadAttention):
         if mask is not None:
             m = check_attn_mask(mask, B, H, T)                                         # (B|1, H|1, T, T)
             kinds = kinds & m if m.dtype == torch.bool else m.masked_fill(~kinds, float("-inf"))
-        o = _sdpa_attend(q, k, v, kinds, pm, causal, cache is not None, self.dropout_p)  # (B, H, T, dh)
+        o = _sdpa_attend(q, k, v, kinds, pm, causal, cache is not None, self.dropout_p, layer=self)  # (B, H, T, dh)
         return _zero_padded_queries(self.merge(o), pm)                                 # (B, T, D)

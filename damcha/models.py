@@ -13,16 +13,18 @@ from .metric import head_dim
 from .generator import MetricGenerator, check_tokens, check_padding_mask, context, metric_param_counts
 from .attention import DamchaAttention, cached_context
 from .matroid import MatroidalAttention, DenseMahalanobisAttention
-from .baselines import (MultiHeadAttention, TalkingHeadsAttention, DCMHAttention, CollaborativeAttention,
+from .baselines import (MultiHeadAttention, TiedMultiHeadAttention, qk_dim_for_params,
+                              TalkingHeadsAttention, DCMHAttention, CollaborativeAttention,
                               MixtureOfAttentionHeads, MixedMultiHeadAttention)
 
 # %% auto #0
-__all__ = ['ATTENTIONS', 'attention_class', 'make_attention', 'Block', 'Stack', 'Decoder', 'VisionTransformer',
+__all__ = ['ATTENTIONS', 'attention_class', 'make_attention', 'matched_qk_dim', 'Block', 'Stack', 'Decoder', 'VisionTransformer',
            'sinusoidal_positions', 'TransformerPC', 'param_counts', 'to_rowsum']
 
 # %% ../nbs/06_models.ipynb #4711d92d
 ATTENTIONS: dict[str, type[nn.Module]] = {
     "mha": MultiHeadAttention,
+    "mha-tied": TiedMultiHeadAttention,
     "damcha": DamchaAttention,
     "dense-mahalanobis": DenseMahalanobisAttention,
     "matroidal": MatroidalAttention,
@@ -42,6 +44,11 @@ def attention_class(name: str) -> type[nn.Module]:
 def make_attention(name: str, d_model: int, n_heads: int, dropout: float = 0.0, **kwargs) -> nn.Module:
     "Build the attention registered under `name`."
     return attention_class(name)(d_model, n_heads, dropout=dropout, **kwargs)
+
+def matched_qk_dim(name: str, d_model: int, n_heads: int, **kwargs) -> int:
+    "The `qk_dim` that brings `MultiHeadAttention` nearest the parameter count of one `name` layer (with `kwargs`)."
+    n = sum(p.numel() for p in make_attention(name, d_model, n_heads, **kwargs).parameters())
+    return qk_dim_for_params(d_model, n_heads, n)
 
 # %% ../nbs/06_models.ipynb #7072eb96
 class Block(nn.Module):

@@ -1063,7 +1063,12 @@ def _seq2seq_task(name: str, data=None, seq_len: int = 64, seed: int = 0, tokeni
     else:
         if data is None:
             raise ValueError(f"task {name!r} needs data=<a folder of its files>")
-        parts, source = read_commongen(data), f"CommonGen JSON lines under {str(data)!r}"
+        folder = Path(data).expanduser()
+        known = [n for names in COMMONGEN_FILES.values() for n in names]
+        if name == "seq2seq" and not any((folder / n).is_file() for n in known):
+            raise DataNotFoundError(f"task 'seq2seq': {str(folder)!r} holds neither train.en / train.de (parallel "
+                                    "text) nor CommonGen JSON lines; data= may also be 'synthetic'")
+        parts, source = read_commongen(folder), f"CommonGen JSON lines under {str(folder)!r}"
     train = parts["train"]
     if fraction != 1:
         keep = torch.randperm(len(train), generator=torch.Generator().manual_seed(seed))

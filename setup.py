@@ -17,6 +17,8 @@ py_versions = '3.10 3.11 3.12 3.13'.split()
 
 requirements = shlex.split(cfg.get('requirements', ''))
 dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
+# optional integrations: `pip install 'damcha[timm]'`, `'damcha[hf]'`, `'damcha[eval]'` (settings.ini's extras_* keys)
+extras = {k[len('extras_'):]: shlex.split(v) for k, v in cfg.items() if k.startswith('extras_')}
 lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
 min_python = cfg['min_python']
 
@@ -39,7 +41,7 @@ setup(
     packages=find_packages(include=[cfg['lib_name'], cfg['lib_name'] + '.*']),
     include_package_data=True,
     install_requires=requirements,
-    extras_require={'dev': dev_requirements},
+    extras_require={'dev': dev_requirements, **extras},
     python_requires='>=' + min_python,
     zip_safe=False,
     entry_points={

@@ -5,7 +5,7 @@
 # %% ../nbs/08_train.ipynb #a6878bf5
 from __future__ import annotations
 import contextlib, hashlib, io, json, logging, math, os, random, sys, time
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 import torch
 import torch.nn as nn
@@ -15,17 +15,18 @@ from torch import Tensor
 from torch.utils.data import default_collate
 from .generator import MetricGenerator, param_groups, clip_grad_norm_, metric_param_counts
 from .matroid import MatroidalMetric, DenseMetric
+from .attention import recording_logits, masked_weights
 from .models import ATTENTIONS, Decoder, VisionTransformer, param_counts
 from .data import Task, make_task, PatchReconstructor, row_mask, masked_patch_mse, patchify
 
 # %% auto #0
 __all__ = ['TASKS', 'CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RESUME_FREE', 'TrainConfig', 'resolve_device',
-           'setup_distributed', 'autocast_for', 'distribute', 'build_model', 'model_params',
+           'setup_distributed', 'autocast_for', 'stress', 'distribute', 'build_model', 'model_params',
            'attention_flops_per_token', 'step_generator', 'train_batch', 'eval_batches', 'aux_loss', 'lr_at',
            'make_optimizer', 'set_lr', 'train_step', 'evaluate', 'AttentionMonitor', 'grad_norm_stats',
-           'CheckpointError', 'CorruptCheckpointError', 'atomic_save', 'load_checkpoint', 'find_checkpoint',
-           'sweep_temporary', 'checkpoint_state', 'restore', 'NonFiniteLossError', 'read_metrics', 'open_run', 'train',
-           'run_torchrun', 'plot_runs']
+           'run_grad_norm_stats', 'measure_logits', 'CheckpointError', 'CorruptCheckpointError', 'atomic_save',
+           'load_checkpoint', 'find_checkpoint', 'sweep_temporary', 'checkpoint_state', 'restore', 'NonFiniteLossError',
+           'read_metrics', 'open_run', 'train', 'run_torchrun', 'plot_runs']
 
 # %% ../nbs/08_train.ipynb #22450232
 TASKS = ("recall", "ptb-char", "text", "digits", "cifar10")
@@ -110,6 +111,7 @@ class TrainConfig:
     seed: int = 0
     device: str = "auto" # auto | cpu | cuda | cuda:N | mps
     amp: bool = True # bf16 autocast on CUDA
+    amp_cpu: bool = False # bf16 autocast on the CPU too (the stress setting, see `stress`)
     compile: bool = False # torch.compile the model
     download: bool = False # allow dataset downloads
     out: str = "runs/damcha" # directory for metrics.jsonl and the checkpoints
@@ -156,10 +158,16 @@ def setup_distributed(device: str = "auto") -> tuple[int, int, torch.device]:
     return rank, world, dev
 
 def autocast_for(cfg: TrainConfig, device: torch.device):
-    "bf16 autocast on CUDA when `cfg.amp`; a no-op context elsewhere."
+    "bf16 autocast on CUDA when `cfg.amp`, on the CPU when `cfg.amp_cpu`; a no-op context elsewhere."
     if device.type == "cuda" and cfg.amp:
         return torch.autocast("cuda", dtype=torch.bfloat16)
+    if device.type == "cpu" and cfg.amp_cpu:
+        return torch.autocast("cpu", dtype=torch.bfloat16)
     return contextlib.nullcontext()
+
+def stress(cfg: TrainConfig, lr_factor: float = 10.0) -> TrainConfig:
+    "The stress setting: the same run at `lr_factor` times the learning rate, with bf16 autocast on CPU and CUDA."
+    return replace(cfg, lr=cfg.lr * lr_factor, amp=True, amp_cpu=True)
 
 def distribute(model: nn.Module, cfg: TrainConfig, device: torch.device, world: int = 1) -> nn.Module:
     "The module the loop calls: `model` inside DDP when `world > 1`, then compiled when `cfg.compile`."
@@ -377,12 +385,63 @@ class AttentionMonitor:
             h.remove()
 
 def grad_norm_stats(norms: list[float], steps: list[int], warmup: int) -> dict:
-    "Per-step gradient norms (`steps` 0-based), their mean and raw variance, and their std/mean after warm-up."
+    "Per-step gradient norms (`steps` 0-based): raw mean and variance; after warm-up also, with std/mean (scale-free)."
     g = torch.tensor(norms, dtype=torch.float64)                                  # (n,)
     post = torch.tensor([v for v, s in zip(norms, steps) if s >= warmup], dtype=torch.float64)
-    cv = float(post.std(unbiased=False) / post.mean()) if len(post) else None
-    return dict(grad_norm_mean=float(g.mean()), grad_norm_var=float(g.var(unbiased=False)), grad_norm_cv=cv,
+    has = len(post) > 0
+    return dict(grad_norm_mean=float(g.mean()), grad_norm_var=float(g.var(unbiased=False)),
+                grad_norm_post_mean=float(post.mean()) if has else None,
+                grad_norm_post_var=float(post.var(unbiased=False)) if has else None,
+                grad_norm_cv=float(post.std(unbiased=False) / post.mean()) if has else None,
                 grad_norms=list(norms))
+
+def run_grad_norm_stats(records: list[dict], warmup: int) -> dict:
+    "`grad_norm_stats` over a whole run, from its eval and failure records (a record at step s holds steps < s)."
+    norms, steps = [], []
+    for r in records:
+        if r.get("kind") in ("eval", "failure"):
+            n = len(r["grad_norms"])
+            norms += r["grad_norms"]
+            steps += list(range(r["step"] - n, r["step"]))
+    return grad_norm_stats(norms, steps, warmup) if norms else {}
+
+def _logit_summary(L: Tensor, # (B, H, T, S) logits
+                   vis: Tensor | None, # (B, H, T, S) bool, the entries that count; None: all
+                  ) -> dict:
+    "Non-finite visible logits, the largest finite |visible logit|, the mean entropy (nats) of the clean rows."
+    L = L.float()
+    vis = torch.ones_like(L, dtype=torch.bool) if vis is None else vis
+    bad = vis & ~torch.isfinite(L)                                                 # (B, H, T, S)
+    ok = vis & ~bad
+    rows = vis.any(-1) & ~bad.any(-1)                                              # (B, H, T): real rows, all finite
+    p = masked_weights(L.masked_fill(~ok, 0.), ok)                                 # (B, H, T, S)
+    ent = -(p * p.clamp_min(1e-30).log()).sum(-1)                                  # (B, H, T)
+    n = int(rows.sum())
+    top = float(L.abs().masked_fill(~ok, 0.).amax()) if L.numel() else 0.0
+    return dict(nonfinite=int(bad.sum()), max_abs=top, entropy=float(ent[rows].mean()) if n else None, rows=n)
+
+@torch.no_grad()
+def measure_logits(model: nn.Module, batch, task: Task, cfg: TrainConfig, device, amp=None) -> dict:
+    "One evaluation-mode forward on `batch` with every attention recording its logits: per layer and aggregated."
+    amp = contextlib.nullcontext() if amp is None else amp
+    names = {id(m): n for n, m in model.named_modules()}
+    was = model.training
+    model.eval()
+    try:
+        with recording_logits(model) as layers, amp:
+            _loss(model, batch, task, cfg, device, step_generator(cfg.seed, -1, 0))
+    finally:
+        model.train(was)
+    per = {}
+    for layer in layers:
+        if layer.last_logits is not None:
+            per[names[id(layer)]] = _logit_summary(layer.last_logits, layer.last_visible)
+        layer.last_logits, layer.last_visible = None, None                         # free them at once
+    n = sum(s["rows"] for s in per.values())
+    ent = sum(s["entropy"] * s["rows"] for s in per.values() if s["rows"]) / n if n else None
+    return dict(logit_nonfinite=sum(s["nonfinite"] for s in per.values()),
+                logit_max_abs=max((s["max_abs"] for s in per.values()), default=0.0),
+                attn_entropy=ent, logit_layers=per)
 
 # %% ../nbs/08_train.ipynb #8b3a5e70
 CKPT_FORMAT = "damcha-checkpoint-2"
@@ -459,8 +518,9 @@ def load_checkpoint(path: str | Path, cfg: TrainConfig | None = None) -> dict:
         raise CheckpointError(f"{path} is not a damcha checkpoint")
     if cfg is not None:
         now = _config_of(cfg)
-        diff = [f"{k}: checkpoint {ck['config'].get(k)!r}, now {now[k]!r}" for k in now
-                if k not in RESUME_FREE and ck["config"].get(k) != now[k]]
+        then = {**_config_of(TrainConfig()), **ck["config"]}                       # fields added since: their defaults
+        diff = [f"{k}: checkpoint {then[k]!r}, now {now[k]!r}" for k in now
+                if k not in RESUME_FREE and then[k] != now[k]]
         if diff:
             raise CheckpointError(f"checkpoint {path} is from another configuration; differing fields: "
                                   + "; ".join(diff))
@@ -647,13 +707,16 @@ def train(cfg: TrainConfig,
     log = open(out / "metrics.jsonl", "a") if main else None
     tokens_per_step = cfg.batch_size * cfg.accum * world * _tokens_per_example(task)
     iv, records, last_eval, t0 = _Interval(), [], None, time.time()
+    probe = next(eval_batches(task.val, cfg))                                      # the batch the logits are read on
     try:
         model.train()
         for step in range(start, cfg.steps):
             lv, nv = train_step(model, opt, task, cfg, step, device, net=net, amp=amp, rank=rank, world=world)
             lr, done = cfg.lr * lr_at(cfg, step), step + 1
             if not (math.isfinite(lv) and math.isfinite(nv)):
-                _stop(out, log, done, lv, nv, lr, iv, monitor.read(world=world), last_eval)
+                failed = train_batch(task.train, cfg, step, 0, rank, world)           # the logits where it failed
+                counts = dict(**monitor.read(world=world), **measure_logits(model, failed, task, cfg, device, amp))
+                _stop(out, log, done, lv, nv, lr, iv, counts, last_eval)
             iv.add(step, lv, nv)
             if bar is not None:
                 bar.update(1)
@@ -664,7 +727,8 @@ def train(cfg: TrainConfig,
                 seen = iv.summary(cfg, tokens_per_step)
                 val = evaluate(model, task.val, task, cfg, device, amp)
                 rec = dict(kind="eval", step=done, **{f"val_{k}": v for k, v in val.items()}, lr=lr, **seen,
-                           **monitor.read(world=world), **fixed, wall_time=elapsed + time.time() - t0,
+                           **monitor.read(world=world), **measure_logits(model, probe, task, cfg, device, amp),
+                           **fixed, wall_time=elapsed + time.time() - t0,
                            tokens_seen=done * tokens_per_step)
                 _write(log, rec)
                 records.append(rec)

@@ -865,6 +865,13 @@ def read_commongen(data_dir: str | Path) -> dict[str, list[tuple[str, str]]]: # 
 
 PARALLEL_SPLITS = dict(train=("train",), val=("valid", "dev"), test=("test",))
 
+def _lines(path: Path) -> list[str]:
+    "The lines of a UTF-8 file, split at newlines only (`str.splitlines` would also split at U+2028 and misalign)."
+    lines = path.read_bytes().decode("utf-8").split("\n")          # no newline translation: a lone \r stays
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.rstrip("\r") for line in lines]
+
 def read_parallel(data_dir: str | Path, # holds train.en / train.de, valid.en / valid.de (or dev.*), test.en / test.de
                   src: str = "en", tgt: str = "de", # the file suffixes of source and target
                  ) -> dict[str, list[tuple[str, str]]]: # split -> (source, target) lines
@@ -875,8 +882,7 @@ def read_parallel(data_dir: str | Path, # holds train.en / train.de, valid.en / 
         stem = next((s for s in stems if (d / f"{s}.{src}").is_file() and (d / f"{s}.{tgt}").is_file()), None)
         if stem is None:
             continue
-        a = (d / f"{stem}.{src}").read_text(encoding="utf-8").splitlines()
-        b = (d / f"{stem}.{tgt}").read_text(encoding="utf-8").splitlines()
+        a, b = _lines(d / f"{stem}.{src}"), _lines(d / f"{stem}.{tgt}")
         if len(a) != len(b):
             raise ValueError(f"{stem}.{src} has {len(a)} lines but {stem}.{tgt} has {len(b)}: they must align")
         out[split] = list(zip(a, b))

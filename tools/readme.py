@@ -12,7 +12,9 @@ README's printed results equal to what its first command prints.
     python tools/readme.py --refresh-quick OUTPUT # the same from a saved output (the wall time is left as it is)
 
 Markdown cells are copied; code cells become ```python blocks followed by their text output; cells carrying a
-`#| hide` directive are left out and other `#|` directive lines are dropped. Images are not carried over.
+`#| hide` directive are left out, `#| echo: false` keeps a cell's output without its code, markdown outputs (tables a
+cell computes from committed results) are copied as markdown, and other `#|` directive lines are dropped. Images are
+not carried over.
 
 The tables are compared cell by cell, except the `s/run` column (seconds per run: the machine's speed and load). Every
 other number is deterministic for a given thread count and kind of CPU: the runs are seeded, but a matrix product split
@@ -50,11 +52,13 @@ def render(nb_path: Path | None = None) -> str:
         if cell["cell_type"] != "code":
             continue
         code = "\n".join(l for l in lines if not l.strip().startswith("#|")).strip()
-        if code:
+        if code and not any(d.replace(" ", "") == "#|echo:false" for d in directives):
             parts.append(f"```python\n{code}\n```")
         texts = []
         for out in cell.get("outputs", []):
-            if out.get("output_type") == "stream":
+            if "data" in out and "text/markdown" in out["data"]:                   # a table a cell computed: as is
+                parts.append("".join(out["data"]["text/markdown"]).strip())
+            elif out.get("output_type") == "stream":
                 texts.append("".join(out["text"]))
             elif "data" in out and "text/plain" in out["data"] and "image/png" not in out["data"]:
                 texts.append("".join(out["data"]["text/plain"]) + "\n")

@@ -24,9 +24,9 @@ __all__ = ['TASKS', 'CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RESUME_FREE', 
            'setup_distributed', 'autocast_for', 'stress', 'distribute', 'build_model', 'model_params',
            'attention_flops_per_token', 'step_generator', 'train_batch', 'eval_batches', 'aux_loss', 'lr_at',
            'make_optimizer', 'set_lr', 'train_step', 'evaluate', 'AttentionMonitor', 'grad_norm_stats',
-           'run_grad_norm_stats', 'measure_logits', 'CheckpointError', 'CorruptCheckpointError', 'atomic_save',
-           'load_checkpoint', 'find_checkpoint', 'sweep_temporary', 'checkpoint_state', 'restore', 'NonFiniteLossError',
-           'read_metrics', 'open_run', 'train', 'run_torchrun', 'plot_runs']
+           'run_grad_norm_stats', 'stability_summary', 'measure_logits', 'CheckpointError', 'CorruptCheckpointError',
+           'atomic_save', 'load_checkpoint', 'find_checkpoint', 'sweep_temporary', 'checkpoint_state', 'restore',
+           'NonFiniteLossError', 'read_metrics', 'open_run', 'train', 'run_torchrun', 'plot_runs']
 
 # %% ../nbs/08_train.ipynb #22450232
 TASKS = ("recall", "ptb-char", "text", "digits", "cifar10")
@@ -404,6 +404,17 @@ def run_grad_norm_stats(records: list[dict], warmup: int) -> dict:
             norms += r["grad_norms"]
             steps += list(range(r["step"] - n, r["step"]))
     return grad_norm_stats(norms, steps, warmup) if norms else {}
+
+def stability_summary(records: list[dict], warmup: int) -> dict:
+    "A run's stability from its metrics records: the monitors over all evaluations and a failure, and its grad norms."
+    seen = [r for r in records if r.get("kind") in ("eval", "failure")]
+    failed = [r["step"] for r in seen if r["kind"] == "failure"]
+    grads = {k: v for k, v in run_grad_norm_stats(seen, warmup).items() if k != "grad_norms"}
+    return dict(failed_at=failed[-1] if failed else None,
+                nonfinite_attn=sum(r["nonfinite_attn"] for r in seen),
+                logit_nonfinite=sum(r["logit_nonfinite"] for r in seen),
+                logit_max_abs=max((r["logit_max_abs"] for r in seen), default=None),
+                attn_entropy=seen[-1]["attn_entropy"] if seen else None, **grads)
 
 def _logit_summary(L: Tensor, # (B, H, T, S) logits
                    vis: Tensor | None, # (B, H, T, S) bool, the entries that count; None: all

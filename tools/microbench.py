@@ -7,6 +7,7 @@
     python tools/microbench.py pairwise --threads 1 --repeats 1   # the pairwise matroidal form at the decoder shape
     python tools/microbench.py evict --threads 1       # MHA at the ViT shape: in blocks vs interleaved with a 256 MiB read
     python tools/microbench.py rowsum --threads 1      # decoder shape: 'rowsum' paths and a backward without recomputation
+    python tools/microbench.py vit --threads 1         # ViT shape: MHA, DAMCHA full / rowsum, shared metrics
 
 Each prints medians of steps timed in blocks (damcha.bench.time_blocks), warm-up steps excluded; `rowsum` first checks
 its prototype against `MetricQueries` in float64 (values and every gradient) and prints peak memory (param grads in).
@@ -161,16 +162,24 @@ def rowsum():
         print(f"  {k:48s} peak {mib:6.1f} MiB (parameter gradients in)")
     return steps
 
+def vit():
+    "ViT shape (B=32, T=65, D=256, H=8), forward + backward: MHA, DAMCHA with its own generator (full, rowsum)."
+    from damcha.bench import SHAPES, candidates, make_step
+    s = SHAPES[1]
+    x = torch.randn(s.B, s.T, s.D, requires_grad=True)
+    keep = ("mha", "damcha", "damcha rowsum", "damcha shared")
+    return {c.name: make_step(c, x) for c in candidates(s) if c.name in keep}
+
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description="Micro-measurements quoted in the benchmark chapter.")
-    p.add_argument("what", choices=["grad", "products", "sdpa", "pairwise", "evict", "rowsum"])
+    p.add_argument("what", choices=["grad", "products", "sdpa", "pairwise", "evict", "rowsum", "vit"])
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--repeats", type=int, default=9)
     p.add_argument("--cpu-time", action="store_true", help="time.process_time (with --threads 1: robust to load)")
     args = p.parse_args()
     if args.threads: torch.set_num_threads(args.threads)
     fns = {"grad": grad, "products": products, "sdpa": sdpa, "pairwise": pairwise, "evict": evict,
-           "rowsum": rowsum}[args.what]()
+           "rowsum": rowsum, "vit": vit}[args.what]()
     clock = time.process_time if args.cpu_time else time.perf_counter
     raw = time_blocks(fns, repeats=args.repeats, warmup=1 if args.what == "pairwise" else 2, rounds=3, clock=clock)
     times = {k: statistics.median(v) for k, v in raw.items()}
@@ -180,6 +189,10 @@ if __name__ == "__main__":
         extra = ""
         if args.what == "products": extra = f"  {(2 * 2048 ** 3 if k.startswith('anchor') else 2 * 512 * NH * H * DH * DH) / t / 1e9:.1f} GFLOP/s"
         print(f"  {k:32s} {1e3 * t:8.2f} ms{extra}")
+    if args.what in ("vit", "rowsum"):
+        ref = next(iter(times.values()))
+        for k, t in times.items():
+            print(f"  {k:48s} {t / ref:.2f} x the first")
     if args.what == "evict":
         after = times["256 MiB read, then mha"] - times["256 MiB read alone"]
         print(f"  mha after the read (difference) {1e3 * after:8.2f} ms: {after / times['mha, back to back']:.2f} x")

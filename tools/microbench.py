@@ -153,6 +153,8 @@ def rowsum():
     mods = {"reference plain (full, every metric kept)": DamchaAttention(256, 8, chunk_size=None),
             "rowsum chunked (auto)": DamchaAttention(256, 8, parameterization="rowsum"),
             "rowsum plain (every metric kept)": DamchaAttention(256, 8, parameterization="rowsum", chunk_size=None),
+            "rowsum, one chunk of N = 2048 (no recomputation)": DamchaAttention(256, 8, parameterization="rowsum",
+                                                                                chunk_size=2048),
             "rowsum, V backward (auto chunk)": DamchaAttention(256, 8, parameterization="rowsum")}
     gen = mods["rowsum, V backward (auto chunk)"].generator
     gen.head_queries = v_head_queries(gen)

@@ -17,7 +17,7 @@ from .generator import MetricGenerator, param_groups, clip_grad_norm_, metric_pa
 from .matroid import MatroidalMetric, DenseMetric
 from .attention import recording_logits, masked_weights
 from .models import ATTENTIONS, Decoder, VisionTransformer, param_counts
-from .data import Task, make_task, PatchReconstructor, row_mask, masked_patch_mse, patchify
+from .data import Task, make_task, PatchReconstructor, row_mask, masked_patch_mse, patchify, TASKS as DATA_TASKS
 
 # %% auto #0
 __all__ = ['TASKS', 'CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RESUME_FREE', 'TrainConfig', 'resolve_device',
@@ -29,9 +29,9 @@ __all__ = ['TASKS', 'CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RESUME_FREE', 
            'NonFiniteLossError', 'read_metrics', 'open_run', 'train', 'run_torchrun', 'plot_runs']
 
 # %% ../nbs/08_train.ipynb #22450232
-TASKS = ("recall", "ptb-char", "text", "digits", "cifar10")
+TASKS = DATA_TASKS # every task of chapter 07: text, images, recall and source-conditioned text
 _POSITIVE_INTS = ("d_model", "n_heads", "n_layers", "d_ff", "seq_len", "steps", "batch_size", "accum", "eval_every",
-                  "eval_batches", "log_every")
+                  "eval_batches", "log_every", "bpe_vocab")
 
 def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
@@ -46,7 +46,8 @@ def _check_real(name: str, v, lo: float, hi: float = math.inf, lo_open: bool = F
 
 def _check_config(cfg: TrainConfig):
     "Every value of `cfg` in range; a `ValueError` whose message starts with the first bad field's name."
-    choices_of = dict(task=TASKS, objective=("classify", "reconstruct"), attention=tuple(ATTENTIONS))
+    choices_of = dict(task=TASKS, objective=("classify", "reconstruct"), attention=tuple(ATTENTIONS),
+                      tokenizer=("char", "bpe"))
     for name, choices in choices_of.items():
         if getattr(cfg, name) not in choices:
             raise ValueError(f"{name} must be one of {', '.join(choices)}, got {getattr(cfg, name)!r}")
@@ -81,7 +82,7 @@ def _check_config(cfg: TrainConfig):
 @dataclass
 class TrainConfig:
     "Every setting of a training run; checked on construction."
-    task: str = "recall" # recall | ptb-char | text | digits | cifar10
+    task: str = "recall" # one of TASKS (chapter 07)
     objective: str = "classify" # image tasks: classify | reconstruct
     data: str | None = None # text file (text), split directory (ptb-char), torchvision root (cifar10)
     attention: str = "damcha" # a name in damcha.models.ATTENTIONS
@@ -93,7 +94,9 @@ class TrainConfig:
     n_layers: int = 2
     d_ff: int = 256
     dropout: float = 0.0
-    seq_len: int = 64 # text tasks: characters per training window
+    seq_len: int = 64 # text tasks: tokens per training window (or padded source + target length)
+    tokenizer: str = "char" # seq2seq, commongen, wmt14: char | bpe
+    bpe_vocab: int = 1000 # the byte-pair tokenizer's vocabulary size
     fraction: float = 1.0 # share of the training split to use (low-data sweeps)
     steps: int = 1500 # optimizer steps (a resumed run may ask for more: it is extended)
     batch_size: int = 32 # sequences or images per micro-batch and process
@@ -250,7 +253,8 @@ def _loss(model: nn.Module, batch, task: Task, cfg: TrainConfig, device, gen: to
     "`(loss, n_scored, n_correct)` of one micro-batch (n_correct is None where accuracy does not apply)."
     x, y = batch[0].to(device, non_blocking=True), batch[1].to(device, non_blocking=True)
     if task.kind == "lm":
-        logits = model(x)                                                                          # (B, T, V)
+        pm = batch[2].to(device, non_blocking=True) if len(batch) > 2 else None                   # (B, T) real tokens
+        logits = model(x, padding_mask=pm)                                                         # (B, T, V)
         loss = F.cross_entropy(logits.flatten(0, 1).float(), y.flatten(), ignore_index=-100)
         keep = y != -100
         return loss, int(keep.sum()), int((logits.argmax(-1) == y)[keep].sum())
@@ -347,7 +351,7 @@ def evaluate(model: nn.Module, dataset, task: Task, cfg: TrainConfig, device, am
     out = dict(loss=tot / max(n, 1))
     if correct is not None:
         out["acc"] = correct / max(n, 1)
-    if cfg.task in ("ptb-char", "text"):
+    if cfg.task in ("ptb-char", "text", "enwik8", "text8"):                    # bits per character (per byte: enwik8)
         out["bpc"] = out["loss"] / math.log(2)
     return out
 
@@ -703,7 +707,7 @@ def train(cfg: TrainConfig,
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
     task = make_task(cfg.task, data=cfg.data, seq_len=cfg.seq_len, objective=cfg.objective, fraction=cfg.fraction,
-                     seed=cfg.seed, download=cfg.download and main)
+                     seed=cfg.seed, download=cfg.download and main, tokenizer=cfg.tokenizer, bpe_vocab=cfg.bpe_vocab)
     ck = open_run(out, cfg, main, world)
     torch.manual_seed(cfg.seed)
     random.seed(cfg.seed)

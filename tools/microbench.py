@@ -8,6 +8,7 @@
     python tools/microbench.py evict --threads 1       # MHA at the ViT shape: in blocks vs interleaved with a 256 MiB read
     python tools/microbench.py rowsum --threads 1      # decoder shape: 'rowsum' paths and a backward without recomputation
     python tools/microbench.py vit --threads 1         # ViT shape: MHA, DAMCHA full / rowsum, shared metrics
+    python tools/microbench.py model --threads 1       # whole-model training step: MHA vs DAMCHA (shared) full / rowsum
 
 Each prints medians of steps timed in blocks (damcha.bench.time_blocks), warm-up steps excluded; `rowsum` first checks
 its prototype against `MetricQueries` in float64 (values and every gradient) and prints peak memory (param grads in).
@@ -172,16 +173,27 @@ def vit():
     keep = ("mha", "damcha", "damcha rowsum", "damcha shared")
     return {c.name: make_step(c, x) for c in candidates(s) if c.name in keep}
 
+def model():
+    "The bench's whole-model step (Decoder, 2 layers, D=128, 8 heads, B=32, T=256, AdamW): MHA and DAMCHA; FLOP/s ratio."
+    from damcha.bench import MODEL_SHAPE, model_candidates, make_train_step, step_flops
+    s = MODEL_SHAPE
+    idx = torch.randint(0, s.vocab, (s.B, s.T), generator=torch.Generator().manual_seed(0))
+    models = {k: m for k, m in model_candidates(s).items() if k in ("mha", "damcha", "damcha rowsum")}
+    steps = {k: make_train_step(m, idx) for k, m in models.items()}
+    model.flops = {k: step_flops(st) for k, st in steps.items()}
+    return steps
+
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description="Micro-measurements quoted in the benchmark chapter.")
-    p.add_argument("what", choices=["grad", "products", "sdpa", "pairwise", "evict", "rowsum", "vit"])
+    p.add_argument("what", choices=["grad", "products", "sdpa", "pairwise", "evict", "rowsum", "vit", "model"])
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--repeats", type=int, default=9)
     p.add_argument("--cpu-time", action="store_true", help="time.process_time (with --threads 1: robust to load)")
     args = p.parse_args()
     if args.threads: torch.set_num_threads(args.threads)
     fns = {"grad": grad, "products": products, "sdpa": sdpa, "pairwise": pairwise, "evict": evict,
-           "rowsum": rowsum, "vit": vit}[args.what]()
+           "rowsum": rowsum, "vit": vit,
+           "model": model}[args.what]()
     clock = time.process_time if args.cpu_time else time.perf_counter
     raw = time_blocks(fns, repeats=args.repeats, warmup=1 if args.what == "pairwise" else 2, rounds=3, clock=clock)
     times = {k: statistics.median(v) for k, v in raw.items()}
@@ -195,6 +207,10 @@ if __name__ == "__main__":
         ref = next(iter(times.values()))
         for k, t in times.items():
             print(f"  {k:48s} {t / ref:.2f} x the first")
+    if args.what == "model":
+        for k, t in times.items():
+            ratio = model.flops[k] / t / (model.flops["mha"] / times["mha"])
+            print(f"  {k:48s} achieved FLOP/s {ratio:.2f} x MHA's ({model.flops[k] / 1e9:.1f} GFLOP per step)")
     if args.what == "evict":
         after = times["256 MiB read, then mha"] - times["256 MiB read alone"]
         print(f"  mha after the read (difference) {1e3 * after:8.2f} ms: {after / times['mha, back to back']:.2f} x")

@@ -169,3 +169,23 @@ def test_readme_table_check_can_fail(tmp_path, monkeypatch):
     readme.refresh_quick(changed + "\nresults: runs/compare-quick/results.jsonl\n", seconds=95.4, cores=2)
     assert "one thread, 95 s on 2 cores" in out.read_text(encoding="utf-8")
     assert readme.check_quick(changed) == []                                      # the README written from the copy
+
+
+def test_readme_tables_computed_from_committed_results(monkeypatch):
+    "The README's tables that index.ipynb computes from committed results (`#| echo: false` cells) are what they give now."
+    monkeypatch.chdir(NBS)
+    nb = json.loads((NBS / "index.ipynb").read_text(encoding="utf-8"))
+    ns, checked = {}, 0
+    for cell in nb["cells"]:
+        src = "".join(cell["source"])
+        if cell["cell_type"] != "code" or "#| echo: false" not in src:
+            continue
+        body, last = src.rstrip().rsplit("\n", 1)
+        exec(body, ns)
+        got = eval(last, ns).data
+        want = [o for o in cell["outputs"] if "text/markdown" in o.get("data", {})]
+        assert want, "a computed table has no committed output: execute nbs/index.ipynb"
+        assert "".join(want[0]["data"]["text/markdown"]).strip() == got.strip(), \
+            "a README table is stale against results/: execute nbs/index.ipynb, then python tools/readme.py"
+        checked += 1
+    assert checked >= 2

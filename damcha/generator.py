@@ -195,7 +195,8 @@ def _full_metric(self: MetricGenerator,
     D, H, dh = self.d_model, self.n_heads, self.dh
     lead = c.shape[:-1]
     if not self.use_mlp:
-        if c.shape[-1] != D: raise ValueError(f"c must have shape (..., {D}), got {tuple(c.shape)}")
+        if c.shape[-1] != D:
+            raise ValueError(f"c must have shape (..., {D}), got {tuple(c.shape)}")
         M0 = _spread(self.M0) if self.parameterization == "rowsum" else self.M0   # (D, D)
         M = M0.expand(*lead, D, D)                                                 # (..., D, D)
     elif self.rank is not None:
@@ -206,12 +207,16 @@ def _full_metric(self: MetricGenerator,
     elif self.mode == "mlp":
         # (..., D D) or (..., D dh); head-local (..., H, D dh) or (..., H, dh dh)
         o = self.out(self._hidden(c))
-        if self.parameterization == "rowsum": M = _spread(o.reshape(*lead, H, dh, dh))  # (..., D, D)
-        else: M = o.reshape(*lead, D, D)                                           # head-local: row block i from MLP i
+        if self.parameterization == "rowsum":
+            M = _spread(o.reshape(*lead, H, dh, dh))  # (..., D, D)
+        else:
+            M = o.reshape(*lead, D, D)                                           # head-local: row block i from MLP i
     else:
         G = self.out(self._hidden(c)).unflatten(-1, (H, dh, dh))                   # (..., H, dh, dh): diagonal blocks
-        if self.mode == "separate_B": off = self._off_B().expand(*G.shape[:-3], H, H, dh, dh)
-        else: off = torch.einsum('ijk,...kab->...ijab', self._alpha_off(), G)      # (..., H, H, dh, dh)
+        if self.mode == "separate_B":
+            off = self._off_B().expand(*G.shape[:-3], H, H, dh, dh)
+        else:
+            off = torch.einsum('ijk,...kab->...ijab', self._alpha_off(), G)      # (..., H, H, dh, dh)
         # (..., H, H, dh, dh), G_i at (i, i)
         diag = G.unsqueeze(-3) * torch.eye(H, dtype=G.dtype, device=G.device)[:, :, None, None]
         M = (off + diag).transpose(-3, -2).flatten(-4, -3).flatten(-2, -1)         # (..., D, D)
@@ -235,7 +240,8 @@ def _affine_map(self: MetricGenerator, layer: int = 0) -> tuple[Tensor, Tensor] 
 
 def _affine_core(self: MetricGenerator) -> tuple[Tensor, Tensor] | None:
     "`_affine_map` without the layer bias."
-    if not self.use_mlp or self.rank is not None: return None                      # static, or U V^T: not affine in h
+    if not self.use_mlp or self.rank is not None:
+        return None                      # static, or U V^T: not affine in h
     H, dh = self.n_heads, self.dh
     sd, so = self.diag_scale, self.off_diag_scale
     W, b = self.out.weight, self.out.bias                # (rows, n_h), or per head (H, rows / H, n_h); b: 1-d
@@ -248,13 +254,15 @@ def _affine_core(self: MetricGenerator) -> tuple[Tensor, Tensor] | None:
     if self.mode == "mlp":
         Wb, bb = W.view(H, dh, H, dh, -1), b.view(H, dh, H, dh)                    # block views of the last layer
         Weff, beff = Wb.sum(2), bb.sum(2)                                          # (H, dh, dh, n_h), (H, dh, dh)
-        if so != 1.0: Weff, beff = so * Weff, so * beff
+        if so != 1.0:
+            Weff, beff = so * Weff, so * beff
         if sd != so:
             Weff = Weff + (sd - so) * torch.einsum('iaibk->iabk', Wb)
             beff = beff + (sd - so) * torch.einsum('iaib->iab', bb)
         return Weff, beff
     GW, Gb = W.view(H, dh, dh, -1), b.view(H, dh, dh)                              # the map to the diagonal blocks G
-    if self.mode == "separate_B": return (GW if sd == 1.0 else sd * GW), sd * Gb + so * self._off_B().sum(1)
+    if self.mode == "separate_B":
+        return (GW if sd == 1.0 else sd * GW), sd * Gb + so * self._off_B().sum(1)
     # (H, H): m_i = sum_k beta_ik G_k
     beta = sd * torch.eye(H, dtype=W.dtype, device=W.device) + so * self._alpha_off().sum(1)
     return torch.einsum('ik,kabn->iabn', beta, GW), torch.einsum('ik,kab->iab', beta, Gb)
@@ -267,7 +275,8 @@ def _head_metrics(self: MetricGenerator,
     D, H, dh = self.d_model, self.n_heads, self.dh
     sd, so = self.diag_scale, self.off_diag_scale
     if not self.use_mlp:
-        if c.shape[-1] != D: raise ValueError(f"c must have shape (..., {D}), got {tuple(c.shape)}")
+        if c.shape[-1] != D:
+            raise ValueError(f"c must have shape (..., {D}), got {tuple(c.shape)}")
         if self.parameterization == "rowsum":
             m = self._rowsum_factor() * self.M0                                    # (H, dh, dh)
         else:
@@ -312,7 +321,8 @@ StructuredMLPForM = MetricGenerator
 # %% ../nbs/01_generator.ipynb #d4f7da09
 def _kl(self: MetricGenerator) -> Tensor:
     "KL divergence of the bayesian mixing coefficients from their prior (a 0-d tensor; zero for every other mode)."
-    if self.mode != "bayesian": return next(self.parameters()).new_zeros(())
+    if self.mode != "bayesian":
+        return next(self.parameters()).new_zeros(())
     sigma, mu, p = torch.exp(0.5 * self.alpha_logvar), self.alpha, self.prior_std
     kl = torch.log(p / sigma) + (sigma**2 + mu**2) / (2 * p**2) - 0.5                 # (H, H, H)
     return (kl * (1 - torch.eye(self.n_heads, device=kl.device, dtype=kl.dtype)).unsqueeze(-1)).sum()
@@ -439,14 +449,16 @@ def check_tokens(x: Tensor, d_model: int | None = None, name: str = "x") -> tupl
     if not isinstance(x, Tensor) or x.ndim != 3:
         got = tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__
         raise ValueError(f"{name} must have shape (B, T, D), got {got}")
-    if not x.is_floating_point(): raise ValueError(f"{name} must be a floating tensor, got dtype {x.dtype}")
+    if not x.is_floating_point():
+        raise ValueError(f"{name} must be a floating tensor, got dtype {x.dtype}")
     if d_model is not None and x.shape[-1] != d_model:
         raise ValueError(f"{name} must have shape (B, T, {d_model}), got {tuple(x.shape)}")
     return tuple(x.shape)
 
 def check_padding_mask(padding_mask: Tensor | None, B: int, T: int, require_real: bool = False) -> Tensor | None:
     "The padding mask as a `(B, T)` bool tensor (True = real token) or None; `require_real`: each row needs a real one."
-    if padding_mask is None: return None
+    if padding_mask is None:
+        return None
     if not isinstance(padding_mask, Tensor) or tuple(padding_mask.shape) != (B, T):
         got = tuple(padding_mask.shape) if isinstance(padding_mask, Tensor) else type(padding_mask).__name__
         raise ValueError(f"padding_mask must have shape (B, T) = ({B}, {T}), got {got}")
@@ -467,11 +479,13 @@ def context(x: Tensor, # (B, T, D) tokens
     "Mean of the real tokens of each sequence, or with `causal=True` the mean of the real tokens at positions `<= t`."
     B, T, D = check_tokens(x)
     pm = check_padding_mask(padding_mask, B, T)
-    if pm is None: w = x.new_ones(B, T, 1)                    # (B, T, 1)
+    if pm is None:
+        w = x.new_ones(B, T, 1)                    # (B, T, 1)
     else:
         x = x.masked_fill(~pm.unsqueeze(-1), 0.)              # (B, T, D): padding contributes exactly 0
         w = pm.unsqueeze(-1).to(x.dtype)                      # (B, T, 1)
-    if causal: return x.cumsum(1) / w.cumsum(1).clamp(min=1)  # (B, T, D)
+    if causal:
+        return x.cumsum(1) / w.cumsum(1).clamp(min=1)  # (B, T, D)
     return x.sum(1) / w.sum(1).clamp(min=1)                   # (B, D)
 
 # %% ../nbs/01_generator.ipynb #fd193d57
@@ -504,9 +518,12 @@ class MetricQueries(torch.autograd.Function):
             gq = gq.contiguous()
             if need_x:                                                               # (N, H, dh): b_i g
                 gx = torch.bmm(gq.transpose(0, 1), b.transpose(1, 2)).transpose(0, 1).contiguous()
-            if need_b: gb = torch.bmm(xh.permute(1, 2, 0), gq.transpose(0, 1))       # (H, dh, dh): sum_r x_i^T g_i
-            if need_h: gh = torch.empty_like(h)                                      # (N, n_h)
-            if need_W: gW = torch.empty_like(W)                                      # (H dh dh, n_h)
+            if need_b:
+                gb = torch.bmm(xh.permute(1, 2, 0), gq.transpose(0, 1))       # (H, dh, dh): sum_r x_i^T g_i
+            if need_h:
+                gh = torch.empty_like(h)                                      # (N, n_h)
+            if need_W:
+                gW = torch.empty_like(W)                                      # (H dh dh, n_h)
             # usable once (a second backward recomputes)
             last, ctx.last = ctx.last, None
             buf = last if last is not None else xh.new_empty(min(chunk, N), H * dh * dh)
@@ -516,17 +533,22 @@ class MetricQueries(torch.autograd.Function):
                 rows = slice(r0, r0 + R)
                 g = gq[rows]                                                         # (R, H, dh)
                 if need_x:
-                    if j == 0 and last is not None: m = buf[:R].view(R * H, dh, dh)  # kept from the forward pass
-                    else: m = torch.mm(h[rows], W.t(), out=buf[:R]).view(R * H, dh, dh)  # recomputed chunk of metrics
+                    if j == 0 and last is not None:
+                        m = buf[:R].view(R * H, dh, dh)  # kept from the forward pass
+                    else:
+                        m = torch.mm(h[rows], W.t(), out=buf[:R]).view(R * H, dh, dh)  # recomputed chunk of metrics
                     gxr = gx[rows].view(R * H, 1, dh)
                     torch.baddbmm(gxr, g.view(R * H, 1, dh), m.transpose(1, 2), out=gxr)  # gx += m g
                 if need_h or need_W:
                     gm = torch.mul(xh[rows].unsqueeze(-1), g.unsqueeze(-2), out=buf[:R].view(R, H, dh, dh))
                     gm = gm.view(R, -1)                                              # (R, H dh dh): x_i g_i^T
-                    if need_h: torch.mm(gm, W, out=gh[rows])
+                    if need_h:
+                        torch.mm(gm, W, out=gh[rows])
                     if need_W:
-                        if j == 0: torch.mm(gm.t(), h[rows], out=gW)
-                        else: torch.addmm(gW, gm.t(), h[rows], out=gW)
+                        if j == 0:
+                            torch.mm(gm.t(), h[rows], out=gW)
+                        else:
+                            torch.addmm(gW, gm.t(), h[rows], out=gW)
         return gx, gh, gW, gb, None
 
 def metric_queries(xh: Tensor, # (N, H, dh) head slices x_i, one row per token

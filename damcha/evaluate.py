@@ -610,7 +610,8 @@ def _target_nll(model: nn.Module, base, idx: list[int], batch_size: int, device)
         items = [base[i] for i in idx[s:s + batch_size]]
         x = torch.stack([it[0] for it in items]).to(device)                  # (b, L)
         y = torch.stack([it[1] for it in items]).to(device)                  # (b, L), -100 off target
-        out.append(token_nll(model(x).double(), y).cpu())
+        pm = torch.stack([it[2] for it in items]).to(device)                 # (b, L) real tokens, as in training
+        out.append(token_nll(model(x, padding_mask=pm).double(), y).cpu())
     return torch.cat(out)
 
 def seq2seq_metrics(model: nn.Module, # a damcha.models.Decoder trained on `source <sep> target <eos>` sequences

@@ -22,11 +22,11 @@ from .models import ATTENTIONS, Decoder
 
 # %% auto #0
 __all__ = ['SHAPES', 'QUICK_SHAPES', 'PAIRWISE_LIMIT', 'MODEL_SHAPE', 'QUICK_MODEL_SHAPE', 'Shape', 'PairwiseMahalanobis',
-           'Candidate', 'candidates', 'make_step', 'time_blocks', 'gemm_step', 'stream_steps', 'step_flops',
-           'derived_flops', 'GemmRecorder', 'gemm_flops', 'replay_gemms', 'step_gemms', 'step_memory', 'step_breakdown',
-           'thp_active', 'run_bench', 'ModelShape', 'model_candidates', 'make_train_step', 'run_model_bench',
-           'evaluate_targets', 'limits', 'format_table', 'bench_figsize', 'plot_bench', 'plot_model',
-           'add_bench_arguments', 'run_from_args', 'bench_main']
+           'Candidate', 'candidates', 'make_step', 'time_blocks', 'stream_steps', 'step_flops', 'derived_flops',
+           'GemmRecorder', 'gemm_flops', 'replay_gemms', 'step_gemms', 'step_memory', 'step_breakdown', 'thp_active',
+           'run_bench', 'ModelShape', 'model_candidates', 'make_train_step', 'run_model_bench', 'evaluate_targets',
+           'limits', 'format_table', 'bench_figsize', 'plot_bench', 'plot_model', 'add_bench_arguments',
+           'run_from_args', 'bench_main']
 
 # %% ../nbs/10_bench.ipynb #ba3c5ec8
 @dataclass
@@ -189,7 +189,7 @@ def time_blocks(fns: dict[str, Callable[[], object]], # name -> a call to time
     return times
 
 # %% ../nbs/10_bench.ipynb #4c5c9fd1
-def gemm_step(device, dtype=torch.float32, n: int | None = None) -> tuple[Callable[[], Tensor], int]:
+def _gemm_step(device, dtype=torch.float32, n: int | None = None) -> tuple[Callable[[], Tensor], int]:
     "`(fn, flops)`: one `n x n` matrix product on `device` and its FLOP count `2 n^3` (n: 2048 on CPU, 8192 on GPU)."
     device = torch.device(device)
     n = n or (8192 if device.type == "cuda" else 2048)
@@ -462,9 +462,9 @@ def run_bench(shapes: list[Shape] = SHAPES, device="cpu", dtype=torch.float32,
     if dtype not in (torch.float32, torch.bfloat16):
         raise ValueError(f"dtype must be torch.float32 or torch.bfloat16, got {dtype}")
     log = log or (lambda s: None)
-    gemms = {"float32": gemm_step(device, torch.float32)}
+    gemms = {"float32": _gemm_step(device, torch.float32)}
     if dtype == torch.bfloat16:
-        gemms["bfloat16"] = gemm_step(device, torch.bfloat16)
+        gemms["bfloat16"] = _gemm_step(device, torch.bfloat16)
     ref = "bfloat16" if dtype == torch.bfloat16 else "float32"
     res = dict(env=_env(device, dtype), repeats=repeats, warmup=warmup, rounds=rounds, reference=f"gemm {ref}",
                shapes=[asdict(s) for s in shapes], gemm={}, rows=[], breakdown={})

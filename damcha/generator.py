@@ -14,7 +14,7 @@ from .metric import head_dim, blocks, rowsum
 
 # %% auto #0
 __all__ = ['StructuredMLPForM', 'MetricGenerator', 'param_groups', 'clip_grad_norm_', 'metric_param_counts', 'check_tokens',
-           'check_padding_mask', 'context', 'MetricQueries', 'metric_queries']
+           'check_padding_mask', 'context', 'metric_queries']
 
 # %% ../nbs/01_generator.ipynb #5a0a5626
 _MODES = ("mlp", "linear_comb", "bayesian", "separate_B")
@@ -316,7 +316,7 @@ def _forward(self: MetricGenerator,
 MetricGenerator._affine_map, MetricGenerator._affine_core = _affine_map, _affine_core
 MetricGenerator.head_metrics = _head_metrics
 MetricGenerator.forward = _forward
-StructuredMLPForM = MetricGenerator
+StructuredMLPForM = MetricGenerator # the reference implementation's name for the generator
 
 # %% ../nbs/01_generator.ipynb #d4f7da09
 def _kl(self: MetricGenerator) -> Tensor:
@@ -489,7 +489,7 @@ def context(x: Tensor, # (B, T, D) tokens
     return x.sum(1) / w.sum(1).clamp(min=1)                   # (B, D)
 
 # %% ../nbs/01_generator.ipynb #fd193d57
-class MetricQueries(torch.autograd.Function):
+class _MetricQueries(torch.autograd.Function):
     "`q[r, i] = x[r, i] @ (W h[r] + b)[i]` for N tokens, `chunk` at a time; the backward recomputes chunks' metrics."
     @staticmethod
     def forward(ctx, xh, h, W, b, chunk): # (N, H, dh), (N, n_h), (H dh dh, n_h), (H, dh, dh), int -> (N, H, dh)
@@ -565,7 +565,7 @@ def metric_queries(xh: Tensor, # (N, H, dh) head slices x_i, one row per token
         dt = torch.get_autocast_dtype(xh.device.type)
         xh, h, W, b = xh.to(dt), h.to(dt), W.to(dt), b.to(dt)
     dt = torch.promote_types(torch.promote_types(xh.dtype, h.dtype), W.dtype)
-    return MetricQueries.apply(xh.to(dt), h.to(dt), W.flatten(0, 2).to(dt), b.to(dt), chunk_size)
+    return _MetricQueries.apply(xh.to(dt), h.to(dt), W.flatten(0, 2).to(dt), b.to(dt), chunk_size)
 
 def _head_queries(self: MetricGenerator,
                   xh: Tensor, # (..., H, dh) head slices x_i

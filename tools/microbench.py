@@ -11,7 +11,7 @@
     python tools/microbench.py model --threads 1       # whole-model training step: MHA vs DAMCHA (shared) full / rowsum
 
 Each prints medians of steps timed in blocks (damcha.bench.time_blocks), warm-up steps excluded; `rowsum` first checks
-its prototype against `MetricQueries` in float64 (values and every gradient) and prints peak memory (param grads in).
+its prototype against `_MetricQueries` in float64 (values and every gradient) and prints peak memory (param grads in).
 """
 import argparse, statistics, time
 import torch
@@ -137,18 +137,18 @@ def evict():
 def rowsum():
     "Decoder shape: the reference's plain path, 'rowsum' chunked / plain, and 'rowsum' with RowsumQueriesV."
     from damcha.attention import DamchaAttention
-    from damcha.generator import MetricQueries
+    from damcha.generator import _MetricQueries
     from damcha.bench import step_memory
     g64 = torch.Generator().manual_seed(0)
     N, Hs, ds, ns = 37, 3, 4, 6
     args = [torch.randn(*s, dtype=torch.float64, generator=g64, requires_grad=True)
             for s in ((N, Hs, ds), (N, ns), (Hs * ds * ds, ns), (Hs, ds, ds))]
     gq = torch.randn(N, Hs, ds, dtype=torch.float64, generator=g64)
-    q1 = MetricQueries.apply(*args, 10)
+    q1 = _MetricQueries.apply(*args, 10)
     q2 = RowsumQueriesV.apply(*args, 10, 3)
     for a, b in zip([q1, *torch.autograd.grad(q1, args, gq)], [q2, *torch.autograd.grad(q2, args, gq)]):
         assert torch.allclose(a, b, atol=1e-12), (a - b).abs().max()
-    print("RowsumQueriesV == MetricQueries in float64: values and the gradients of x, h, W, b")
+    print("RowsumQueriesV == _MetricQueries in float64: values and the gradients of x, h, W, b")
     torch.manual_seed(0)
     x = torch.randn(8, 256, 256, requires_grad=True)
     mods = {"reference plain (full, every metric kept)": DamchaAttention(256, 8, chunk_size=None),

@@ -189,3 +189,39 @@ def test_readme_tables_computed_from_committed_results(monkeypatch):
             "a README table is stale against results/: execute nbs/index.ipynb, then python tools/readme.py"
         checked += 1
     assert checked >= 2
+
+
+def _style_problems(path: Path) -> list[str]:
+    "Lines over 120 characters (nbdev's generated `__all__` aside) and lines holding more than one statement."
+    import ast
+    src = path.read_text(encoding="utf-8")
+    tree = ast.parse(src)
+    generated = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            generated |= set(range(node.lineno, node.end_lineno + 1))
+    out = [f"{path.name}:{i} is {len(l)} characters" for i, l in enumerate(src.splitlines(), 1)
+           if len(l) > 120 and i not in generated]
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.For, ast.While, ast.With)) and node.body[0].lineno == node.lineno:
+            out.append(f"{path.name}:{node.lineno} puts a block's body on its header line")
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list):
+                out += [f"{path.name}:{b.lineno} holds two statements" for a, b in zip(stmts, stmts[1:])
+                        if isinstance(a, ast.stmt) and isinstance(b, ast.stmt) and b.lineno == a.end_lineno]
+    return out
+
+
+def test_library_code_style():
+    "Library lines stay within 120 characters and hold one statement each."
+    files = [p for p in sorted(PKG.rglob("*.py")) if p.name != "_modidx.py"]
+    assert len(files) > 10
+    problems = [p for f in files for p in _style_problems(f)]
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_code_style_check_can_fail(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("if True: x = 1\ny = 2; z = 3\n" + "w = '" + "a" * 130 + "'\n", encoding="utf-8")
+    assert len(_style_problems(bad)) == 3

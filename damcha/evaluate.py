@@ -356,23 +356,26 @@ def _ref_streams(hypotheses: Sequence[str], references: Sequence) -> list[list[s
         raise ValueError("references must be strings, or lists of strings of the same length for every hypothesis")
     return [[r[j] for r in refs] for j in range(n)]
 
+def _corpus_score(metric: str, hypotheses: Sequence[str], references: Sequence, options: dict) -> float:
+    "sacreBLEU's corpus score of `metric` ('BLEU' or 'CHRF'), 0..100."
+    sacrebleu = _require("sacrebleu", metric.lower())
+    streams = _ref_streams(hypotheses, references)
+    scorer = getattr(sacrebleu.metrics, metric)(**options)
+    return float(scorer.corpus_score(list(hypotheses), streams).score)
+
 def bleu(hypotheses: Sequence[str], # one generated text per example
          references: Sequence, # one reference string per example, or a list of them
          **options, # passed to sacrebleu.metrics.BLEU (tokenize=, smooth_method=, lowercase=, ...)
         ) -> float: # 0..100
     "Corpus BLEU by sacreBLEU."
-    sacrebleu = _require("sacrebleu", "bleu")
-    streams = _ref_streams(hypotheses, references)
-    return float(sacrebleu.metrics.BLEU(**options).corpus_score(list(hypotheses), streams).score)
+    return _corpus_score("BLEU", hypotheses, references, options)
 
 def chrf(hypotheses: Sequence[str], # one generated text per example
          references: Sequence, # one reference string per example, or a list of them
          **options, # passed to sacrebleu.metrics.CHRF (word_order=2 gives chrF++)
         ) -> float: # 0..100
     "Corpus chrF by sacreBLEU."
-    sacrebleu = _require("sacrebleu", "chrf")
-    streams = _ref_streams(hypotheses, references)
-    return float(sacrebleu.metrics.CHRF(**options).corpus_score(list(hypotheses), streams).score)
+    return _corpus_score("CHRF", hypotheses, references, options)
 
 # %% ../nbs/12_evaluate.ipynb #d84aaff4
 def token_nll(logits: Tensor, # (B, T, V)

@@ -12,14 +12,18 @@ import torch.nn as nn
 from .generator import MetricGenerator
 from .matroid import MahalanobisAttention
 from .train import TrainConfig, train, build_model, evaluate, load_checkpoint, read_metrics, resolve_device
-from .train import model_params
+from .train import model_params, stability_summary, atomic_save, CKPT_FORMAT
+try:
+    import fcntl
+except ImportError:                                                     # not on Windows: one worker per folder
+    fcntl = None
 from .data import make_task
 
 # %% auto #0
-__all__ = ['MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'PRESETS', 'PRUNE_DELTAS', 'TABLE_COLUMNS', 'attention_configs', 'RunSpec',
-           'default_ptb_dir', 'preset_runs', 'prune_model', 'post_evaluations', 'run_specs', 'summarize',
-           'table_markdown', 'write_tables', 'curve_styles', 'plot_curves', 'plot_metric_vs_params', 'plot_lowdata',
-           'compare']
+__all__ = ['MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'PRESETS', 'FULL_SPLIT', 'CLAIM', 'PRUNE_DELTAS', 'TABLE_COLUMNS',
+           'attention_configs', 'RunSpec', 'default_ptb_dir', 'preset_runs', 'prune_model', 'post_evaluations',
+           'run_specs', 'summarize', 'table_markdown', 'write_tables', 'curve_styles', 'plot_curves',
+           'plot_metric_vs_params', 'plot_lowdata', 'compare']
 
 # %% ../nbs/10_experiments.ipynb #5271c499
 def attention_configs(d: int = 16) -> dict[str, dict]:
@@ -56,6 +60,7 @@ class RunSpec:
     seed: int
     settings: dict # TrainConfig fields (without seed and out)
     post: tuple = () # 'prune' and/or 'block-scales'
+    select: bool = False # keep the best model on the whole validation split; score it on the whole test split
 
     @property
     def run_id(self) -> str:
@@ -80,11 +85,15 @@ TEXT = dict(MODEL, task="ptb-char", seq_len=64, batch_size=16, steps=400, lr=3e-
 DIGITS = dict(MODEL, task="digits", batch_size=32, steps=200, lr=2e-3, eval_every=40, eval_batches=6)
 
 HEADLOCAL = ("damcha rowsum", "damcha rowsum head-local")
-PRESETS = ("quick", "seed", "headlocal", "tiny")
+PRESETS = ("quick", "first", "headlocal", "budget", "tiny")
+FULL_SPLIT = 10 ** 9 # eval_batches that cover a whole split
+CLAIM = "claim.pid" # a run's claim file: the id of the process training it
 
-def preset_runs(preset: str, ptb_dir: str | Path | None = None, seeds: tuple[int, ...] | None = None) -> list[RunSpec]:
-    """The runs of a preset: 'quick' (CPU, minutes, no files), 'seed' (the full comparison), 'headlocal' (the
-    cross-head ablation, text and digits), 'tiny' (the chapter's test)."""
+def preset_runs(preset: str, ptb_dir: str | Path | None = None, seeds: tuple[int, ...] | None = None,
+                out: str | Path | None = None) -> list[RunSpec]:
+    """The runs of a preset: 'quick' (CPU, minutes, no files), 'first' (the proposal's first comparison),
+    'headlocal' (the cross-head ablation, text and digits), 'budget' (tuned, longer, with controls: chapter 10a; its
+    later runs depend on the sweeps already finished under `out`), 'tiny' (the chapter's test)."""
     confs = attention_configs(16)
     if preset == "tiny":
         tiny = dict(task="recall", d_model=16, n_heads=2, n_layers=1, d_ff=32, mlp_hidden=(8,), steps=4, batch_size=8,
@@ -99,11 +108,14 @@ def preset_runs(preset: str, ptb_dir: str | Path | None = None, seeds: tuple[int
         return [RunSpec(exp, k, s, {**base, **confs[k]}, _post(k))
                 for exp, base in (("recall", recall), ("digits-classify", digits))
                 for s in (seeds or (0,)) for k in sel]
-    if preset == "seed":
+    if preset in ("first", "budget"):
         ptb = Path(ptb_dir) if ptb_dir else default_ptb_dir()
         if ptb is None:
-            raise ValueError("the 'seed' preset needs the PTB character files: pass --ptb DIR (the directory of "
+            raise ValueError(f"the {preset!r} preset needs the PTB character files: pass --ptb DIR (the directory of "
                              "ptb.char.valid.txt and ptb.char.test.txt) or set DAMCHA_PTB")
+        if preset == "budget":
+            from damcha.budget import budget_runs                               # chapter 10a builds on this one
+            return budget_runs(ptb, _done(out) if out else {}, seeds or (0, 1, 2, 3, 4))
         seeds = seeds or (0, 1, 2)
         text = dict(TEXT, data=str(ptb))
         core = ["mha", "dense-mahalanobis", "matroidal m=d", "matroidal m=2d", "matroidal m=4d", "damcha shared"]
@@ -122,7 +134,7 @@ def preset_runs(preset: str, ptb_dir: str | Path | None = None, seeds: tuple[int
 def _headlocal_runs(confs: dict, ptb_dir, seeds: tuple[int, ...]) -> list[RunSpec]:
     "Full vs head-local context, shared 'rowsum' generator: PTB characters (if found) else recall, and digits."
     ptb = Path(ptb_dir) if ptb_dir else default_ptb_dir()
-    if ptb is not None:                                                   # the 'seed' preset's budgets, to compare
+    if ptb is not None:                                                   # the 'first' preset's budgets, to compare
         text_exp = "ptb-char"
         text = dict(TEXT, data=str(ptb))
     else:
@@ -209,51 +221,145 @@ def _done(out: str | Path) -> dict[str, dict]:
         return {}
     return {r["run_id"]: r for r in read_metrics(path)}
 
-def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = False, log=print) -> list[dict]:
-    "Train every spec without a result under `out`; return all results (old and new) for these specs."
+def _append(path: Path, row: dict) -> None:
+    "Append one JSON line under an exclusive lock: several workers may share a results file."
+    with open(path, "a") as f:
+        if fcntl is not None:
+            fcntl.flock(f, fcntl.LOCK_EX)
+        f.write(json.dumps(row) + "\n")
+        f.flush()
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+def _claim(path: Path) -> bool:
+    "Make `path` this process's claim on a run; False while a live process holds it (a dead one's claim is taken)."
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            text = path.read_text() if path.exists() else ""
+            young = path.exists() and time.time() - path.stat().st_mtime < 5
+            if (text.isdigit() and _alive(int(text))) or (not text and young):   # held, or being written just now
+                return False
+            path.unlink(missing_ok=True)
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        return True
+    return False
+
+class _BestKeeper:
+    "An evaluation hook: the loss on the whole validation split; the best model so far kept in `path`."
+    def __init__(self, path: Path):
+        self.path = path
+        self.best = load_checkpoint(path)["val"]["loss"] if path.exists() else math.inf
+
+    def __call__(self, model: nn.Module, task, cfg: TrainConfig, device, split: str = "val") -> dict:
+        if split != "val":
+            return {}
+        full = evaluate(model, task.val, task, replace(cfg, eval_batches=FULL_SPLIT), device)
+        if full["loss"] < self.best:
+            self.best = full["loss"]
+            state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+            atomic_save(dict(format=CKPT_FORMAT, model=state, val=full), self.path)
+        return {f"full_{k}": v for k, v in full.items()}
+
+def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, recs: list[dict], run_dir: Path) -> dict | None:
+    "The best-validation model's step and its metrics on the whole validation and test splits."
+    path = run_dir / "best.pt"
+    if not path.exists():
+        return None
+    ck = load_checkpoint(path)
+    model.load_state_dict(ck["model"])
+    task = make_task(cfg.task, data=cfg.data, seq_len=cfg.seq_len, objective=cfg.objective, fraction=cfg.fraction,
+                     seed=cfg.seed)
+    full = replace(cfg, eval_batches=FULL_SPLIT)
+    evals = [r for r in recs if r["kind"] == "eval" and "val_full_loss" in r]
+    step = min(evals, key=lambda r: r["val_full_loss"])["step"] if evals else None
+    out = dict(step=step, **{f"val_{k}": v for k, v in ck["val"].items()})
+    if task.test is not None:
+        device = next(model.parameters()).device
+        out.update({f"test_{k}": v for k, v in evaluate(model, task.test, task, full, device).items()})
+    return out
+
+def _train_one(spec: RunSpec, run_dir: Path, log) -> tuple[str | None, dict | None]:
+    "Train (or resume) one run; with `spec.select`, keep the best-validation model and score it on both whole splits."
     from damcha.train import NonFiniteLossError
+    resume = (run_dir / "ckpt.pt").exists()
+    if not resume:
+        for p in run_dir.glob("*"):
+            if p.name != CLAIM:
+                shutil.rmtree(p) if p.is_dir() else p.unlink()
+    bar = dict(progress=sys.stderr.isatty())                                      # a bar in a terminal, not in logs
+    cfg = TrainConfig(**{**spec.settings, **bar}, seed=spec.seed, out=str(run_dir), resume=resume)
+    held = []
+    kw = dict(eval_hook=_BestKeeper(run_dir / "best.pt"), stop_after=cfg.steps) if spec.select else {}
+    try:
+        train(cfg, setup=held.append, **kw)
+    except NonFiniteLossError as e:
+        return str(e), None
+    if not spec.select:
+        return None, None
+    return None, _best_result(spec, cfg, held[0], read_metrics(run_dir / "metrics.jsonl"), run_dir)
+
+def _result_row(spec: RunSpec, run_dir: Path, failure: str | None, best: dict | None, seconds: float) -> dict:
+    "The results.jsonl line of a finished run."
+    recs = read_metrics(run_dir / "metrics.jsonl")
+    evals = [r for r in recs if r["kind"] == "eval"]
+    warmup = spec.settings.get("warmup", TrainConfig.warmup)
+    curve = [dict(step=e["step"], val_loss=e.get("val_full_loss", e["val_loss"]), train_loss=e["train_loss"])
+             for e in evals]
+    return dict(run_id=spec.run_id, experiment=spec.experiment, config=spec.config, seed=spec.seed,
+                settings=_portable(spec.settings), failure=failure, final=evals[-1] if evals else None,
+                best_val_loss=min((c["val_loss"] for c in curve), default=None), best=best,
+                test=next((r for r in recs if r["kind"] == "test"), None),
+                grad_norm_var=_grad_norm_variance(evals) if evals else None,
+                nonfinite_attn=sum(r["nonfinite_attn"] for r in recs if r["kind"] in ("eval", "failure")),
+                stability=stability_summary(recs, warmup), curve=curve,
+                post=post_evaluations(spec, run_dir) if failure is None else {}, seconds=seconds)
+
+def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = False, log=print) -> list[dict]:
+    """Train every spec without a result under `out`; return the results (old and new) of these specs. Several
+    processes may share `out`: each run is claimed by one of them, the others skip it (and do not return it)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    results_path = out / "results.jsonl"
-    done = _done(out)
     results = []
     for i, spec in enumerate(specs, 1):
+        done = _done(out)                                                         # read again: another worker may add
         if spec.run_id in done:
             results.append(done[spec.run_id])
             continue
         run_dir = out / "runs" / spec.run_id
-        resume = (run_dir / "ckpt.pt").exists()
-        if not resume and run_dir.exists():
-            shutil.rmtree(run_dir)
-        bar = dict(progress=sys.stderr.isatty())                                  # a bar in a terminal, not in logs
-        cfg = TrainConfig(**{**spec.settings, **bar}, seed=spec.seed, out=str(run_dir), resume=resume)
-        t0 = time.time()
-        log(f"[{i}/{len(specs)}] {spec.experiment} | {spec.config} | seed {spec.seed}"
-            + (" (resuming)" if resume else ""), flush=True)
+        if not _claim(run_dir / CLAIM):
+            log(f"[{i}/{len(specs)}] {spec.run_id}: another process is training it", flush=True)
+            continue
         try:
-            res = train(cfg)
-            failure = None
-        except NonFiniteLossError as e:
-            res, failure = None, str(e)
-        recs = read_metrics(run_dir / "metrics.jsonl")
-        evals = [r for r in recs if r["kind"] == "eval"]
-        row = dict(run_id=spec.run_id, experiment=spec.experiment, config=spec.config, seed=spec.seed,
-                   settings=_portable(spec.settings),
-                   failure=failure, final=evals[-1] if evals else None,
-                   best_val_loss=min((e["val_loss"] for e in evals), default=None),
-                   test=next((r for r in recs if r["kind"] == "test"), None),
-                   grad_norm_var=_grad_norm_variance(evals) if evals else None,
-                   nonfinite_attn=sum(e["nonfinite_attn"] for e in evals),
-                   curve=[dict(step=e["step"], val_loss=e["val_loss"], train_loss=e["train_loss"]) for e in evals],
-                   post=post_evaluations(spec, run_dir) if failure is None else {}, seconds=time.time() - t0)
-        with open(results_path, "a") as f:
-            f.write(json.dumps(row) + "\n")
-        if not keep_checkpoints:                                                  # the last one and the one before
-            for name in ("ckpt.pt", "ckpt.prev.pt"):
-                (run_dir / name).unlink(missing_ok=True)
-        v = row["final"] or {}
+            if spec.run_id in _done(out):                                         # finished while this one looked
+                results.append(_done(out)[spec.run_id])
+                continue
+            resume = (run_dir / "ckpt.pt").exists()
+            log(f"[{i}/{len(specs)}] {spec.experiment} | {spec.config} | seed {spec.seed}"
+                + (" (resuming)" if resume else ""), flush=True)
+            t0 = time.time()
+            failure, best = _train_one(spec, run_dir, log)
+            row = _result_row(spec, run_dir, failure, best, time.time() - t0)
+            _append(out / "results.jsonl", row)
+            if not keep_checkpoints:                                              # the last one and the one before
+                for name in ("ckpt.pt", "ckpt.prev.pt", "best.pt"):
+                    (run_dir / name).unlink(missing_ok=True)
+        finally:
+            (run_dir / CLAIM).unlink(missing_ok=True)
+        v = row["best"] or row["final"] or {}
         log(f"    val_loss {v.get('val_loss', float('nan')):.4f}"
-            + "".join(f"  {k} {v[k]:.4f}" for k in ("val_acc", "val_bpc") if k in v)
+            + "".join(f"  {k} {v[k]:.4f}" for k in ("val_acc", "val_bpc", "test_bpc") if k in v)
             + (f"  FAILED: {failure}" if failure else "") + f"  ({row['seconds']:.0f} s)", flush=True)
         results.append(row)
     return results
@@ -298,13 +404,21 @@ def _post_row(row: dict, evals: list[dict], key: str, **fields) -> dict:
                 final_val_loss=_ms([e["val_loss"] for e in evals])[0], grad_norm_var=float("nan"),
                 seconds=float("nan"), seeds=len(evals), **fields)
 
+def _chosen(r: dict, split: str, key: str) -> float | None:
+    "A run's reported metric: its best-validation model's on the whole split when selected, else the last evaluation's."
+    if r.get("best"):
+        return r["best"].get(f"{split}_{key}")
+    rec = r["final"] if split == "val" else r["test"]
+    return rec.get(f"{split}_{key}") if rec else None
+
 def _group_row(exp: str, conf: str, rs: list[dict]) -> dict:
     "The summary row of one (experiment, configuration): means and standard deviations over its seeds."
     key, label = _headline(exp)
     ok = [r for r in rs if r["failure"] is None]
-    val = _ms([r["final"][f"val_{key}"] for r in ok])
-    test = _ms([r["test"][f"test_{key}"] for r in ok if r["test"]])
-    first = rs[0]["final"] or {}
+    val = _ms([_chosen(r, "val", key) for r in ok])
+    test = _ms([_chosen(r, "test", key) for r in ok])
+    first = next((r["final"] for r in rs if r["final"]), {})
+    stab = [r["stability"] for r in rs if r.get("stability")]
     nominal, identifiable = _metric_params(rs[0])
     return dict(experiment=exp, config=conf, metric=label, seeds=len(rs), failed=len(rs) - len(ok),
                 val_mean=val[0], val_std=val[1], test_mean=test[0], test_std=test[1],
@@ -312,6 +426,9 @@ def _group_row(exp: str, conf: str, rs: list[dict]) -> dict:
                 final_val_loss=_ms([r["final"]["val_loss"] for r in ok])[0],
                 grad_norm_var=_ms([r["grad_norm_var"] for r in ok])[0],
                 nonfinite_attn=sum(r["nonfinite_attn"] for r in rs),
+                logit_nonfinite=sum(s["logit_nonfinite"] for s in stab) if stab else None,
+                logit_max_abs=max(s["logit_max_abs"] or 0.0 for s in stab) if stab else None,
+                grad_norm_cv=_ms([s.get("grad_norm_cv") for s in stab])[0] if stab else None,
                 params_total=first.get("params_total"), params_attention=first.get("params_attention"),
                 params_metric=nominal, params_metric_identifiable=identifiable,
                 attn_flops_per_token=first.get("attn_flops_per_token"),
@@ -349,15 +466,23 @@ def _fmt(m, s, digits=4):
 def _num(v, f="{:,}") -> str:
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f.format(v)
 
-TABLE_COLUMNS = ("config", "seeds", "val", "test", "val loss", "grad-norm var", "non-finite", "metric params (nominal)",
-                 "metric params (identifiable)", "attention params", "total params", "attn FLOPs/token", "s/run")
+TABLE_COLUMNS = ("config", "seeds", "val", "test", "val loss", "grad-norm var", "grad-norm CV", "non-finite",
+                 "max logit", "metric params (nominal)", "metric params (identifiable)", "attention params",
+                 "total params", "attn FLOPs/token", "s/run")
+
+def _nonfinite(r: dict) -> str:
+    "Non-finite attention outputs, and logits where they were measured."
+    if r.get("logit_nonfinite") is None:
+        return str(r["nonfinite_attn"])
+    return f"{r['nonfinite_attn']} / {r['logit_nonfinite']}"
 
 def _table_cells(r: dict) -> list[str]:
     "The cells of one row of `table_markdown`, in the order of `TABLE_COLUMNS`."
     seeds = f"{r['seeds']}" + (f" ({r['failed']} failed)" if r["failed"] else "")
     return [r["config"], seeds, _fmt(r["val_mean"], r["val_std"]), _fmt(r["test_mean"], r["test_std"]),
-            _fmt(r["final_val_loss"], None), _num(r["grad_norm_var"], "{:.3g}"), str(r["nonfinite_attn"]),
-            _num(r["params_metric"]), _num(r.get("params_metric_identifiable")), _num(r["params_attention"]),
+            _fmt(r["final_val_loss"], None), _num(r["grad_norm_var"], "{:.3g}"), _num(r.get("grad_norm_cv"), "{:.3f}"),
+            _nonfinite(r), _num(r.get("logit_max_abs"), "{:.1f}"), _num(r["params_metric"]),
+            _num(r.get("params_metric_identifiable")), _num(r["params_attention"]),
             _num(r["params_total"]), _num(r["attn_flops_per_token"], "{:,.0f}"), _num(r["seconds"], "{:.0f}")]
 
 def table_markdown(rows: list[dict]) -> str:
@@ -472,34 +597,59 @@ def _save_figures(results: list[dict], rows: list[dict], out: Path) -> None:
         fig.tight_layout()
         fig.savefig(out / "lowdata.png", dpi=110)
 
-def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_run: bool = False, ptb_dir=None,
-            seeds: tuple[int, ...] | None = None, keep_checkpoints: bool = False, only: str | None = None,
-            log=print) -> list[dict]:
-    "Run (or list) a preset's comparison; returns the summary rows (or the specs when dry_run). Call again to continue."
-    every = preset_runs(preset, ptb_dir, seeds)
+def _selected(preset, ptb_dir, seeds, out: Path, only: str | None) -> list[RunSpec]:
+    every = preset_runs(preset, ptb_dir, seeds, out=out)
     specs = [s for s in every if not only or only in s.experiment or only in s.config]
     if not specs:
         names = list(dict.fromkeys([s.experiment for s in every] + [s.config for s in every]))
         raise ValueError(f"only {only!r} matches no experiment or configuration of the {preset} preset: "
                          f"{', '.join(names)}")
+    return specs
+
+def _check_ptb(specs: list[RunSpec]) -> None:
+    for data in dict.fromkeys(s.settings["data"] for s in specs if s.settings.get("task") == "ptb-char"):
+        missing = [f"ptb.char.{split}.txt" for split in ("valid", "test")
+                   if not (Path(data) / f"ptb.char.{split}.txt").exists()]
+        if missing:
+            raise ValueError(f"ptb_dir {data} lacks {', '.join(missing)}")
+
+def _run_all(preset, ptb_dir, seeds, out: Path, only, keep_checkpoints: bool, log, wait: float = 20.0) -> list[dict]:
+    """Run until every run of the preset is recorded. A staged preset ('budget') adds runs as its sweeps finish; runs
+    that another process holds are waited for."""
+    while True:
+        specs = _selected(preset, ptb_dir, seeds, out, only)
+        todo = [s for s in specs if s.run_id not in _done(out)]
+        if not todo:
+            return [_done(out)[s.run_id] for s in specs]
+        before = len(_done(out))
+        run_specs(specs, out, keep_checkpoints, log)                             # numbered among all runs
+        if len(_done(out)) == before:                                           # all of them held by other workers
+            time.sleep(wait)
+
+def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_run: bool = False, ptb_dir=None,
+            seeds: tuple[int, ...] | None = None, keep_checkpoints: bool = False, only: str | None = None,
+            log=print) -> list[dict]:
+    """Run (or list) a preset's comparison; returns the summary rows (or the specs when dry_run). Call again to
+    continue; start it again in another process on the same `out` to share the runs between two workers."""
     out = Path(out)
+    specs = _selected(preset, ptb_dir, seeds, out, only)
     if dry_run:
         done = _done(out)
         for i, s in enumerate(specs, 1):
             state = "done" if s.run_id in done else "resumes" if (out / "runs" / s.run_id / "ckpt.pt").exists() else ""
             log(f"{i:4d}  {s.experiment:20s} {s.config:24s} seed {s.seed}  {state:7s}  {s.run_id}")
         n_done = sum(s.run_id in done for s in specs)
-        log(f"{len(specs)} runs: {n_done} done, {len(specs) - n_done} to run (in {out})")
+        later = " (more runs follow as the sweeps finish)" if preset == "budget" else ""
+        log(f"{len(specs)} runs: {n_done} done, {len(specs) - n_done} to run (in {out}){later}")
         return specs
-    for data in dict.fromkeys(s.settings["data"] for s in specs if s.settings.get("task") == "ptb-char"):
-        missing = [f"ptb.char.{split}.txt" for split in ("valid", "test")
-                   if not (Path(data) / f"ptb.char.{split}.txt").exists()]
-        if missing:
-            raise ValueError(f"ptb_dir {data} lacks {', '.join(missing)}")
-    results = run_specs(specs, out, keep_checkpoints, log)
+    _check_ptb(specs)
+    results = _run_all(preset, ptb_dir, seeds, out, only, keep_checkpoints, log)
     rows = summarize(results)
     write_tables(rows, out)
     _save_figures(results, rows, out)
+    if preset == "budget":
+        from damcha.budget import budget_report, cached_references
+        budget_report(results, out, cached_references(specs[0].settings["data"], out))
     log(table_markdown(rows))
     log(f"results: {out / 'results.jsonl'}\ntables: {out / 'summary.md'}, {out / 'summary.csv'}")
     return rows

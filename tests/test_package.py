@@ -134,9 +134,12 @@ def test_committed_results_name_no_absolute_path():
         if p.suffix in (".jsonl", ".json", ".md", ".csv"):
             text = p.read_text(encoding="utf-8")
             assert not any(r in text for r in roots), f"{p.relative_to(ROOT)} holds an absolute path"
-    for line in (ROOT / "results" / "seed" / "results.jsonl").read_text(encoding="utf-8").splitlines():
-        data = json.loads(line)["settings"].get("data")
-        assert data is None or not Path(data).is_absolute(), data
+    recorded = sorted((ROOT / "results").glob("*/results.jsonl"))
+    assert recorded
+    for path in recorded:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            data = json.loads(line)["settings"].get("data")
+            assert data is None or not Path(data).is_absolute(), (path, data)
 
 
 def test_ci_runs_the_readme_first_command_in_a_fresh_environment():

@@ -292,14 +292,21 @@ def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, recs: list[d
 
 def _train_one(spec: RunSpec, run_dir: Path, log) -> tuple[str | None, dict | None]:
     "Train (or resume) one run; with `spec.select`, keep the best-validation model and score it on both whole splits."
-    from damcha.train import NonFiniteLossError
+    from damcha.train import NonFiniteLossError, CheckpointError
+    bar = dict(progress=sys.stderr.isatty())                                      # a bar in a terminal, not in logs
+    cfg = TrainConfig(**{**spec.settings, **bar}, seed=spec.seed, out=str(run_dir))
     resume = (run_dir / "ckpt.pt").exists()
+    if resume:
+        try:
+            load_checkpoint(run_dir / "ckpt.pt", cfg)
+        except CheckpointError as e:                                              # other settings, or unreadable
+            log(f"    not resumed, starting again: {e}", flush=True)
+            resume = False
     if not resume:
         for p in run_dir.glob("*"):
             if p.name != CLAIM:
                 shutil.rmtree(p) if p.is_dir() else p.unlink()
-    bar = dict(progress=sys.stderr.isatty())                                      # a bar in a terminal, not in logs
-    cfg = TrainConfig(**{**spec.settings, **bar}, seed=spec.seed, out=str(run_dir), resume=resume)
+    cfg = replace(cfg, resume=resume)
     held = []
     kw = dict(eval_hook=_BestKeeper(run_dir / "best.pt"), stop_after=cfg.steps) if spec.select else {}
     try:

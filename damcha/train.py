@@ -695,10 +695,29 @@ def _stop(out: Path, log, step: int, lv: float, nv: float, lr: float, iv: _Inter
     raise NonFiniteLossError(f"non-finite {what} at step {step} (loss {lv}, grad norm {nv}, lr {lr:.3g}); nothing was "
                              f"stepped; last checkpoint: {rec['last_checkpoint']}; report: {out / 'failure.json'}")
 
+def _hooked(hook, model: nn.Module, task: Task, cfg: TrainConfig, device, split: str) -> dict:
+    "An evaluation hook's numbers, computed without gradients; the model's mode is restored. No hook: nothing."
+    if hook is None:
+        return {}
+    was = model.training
+    try:
+        with torch.no_grad():
+            got = hook(model, task, cfg, device, split=split)
+    finally:
+        model.train(was)
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if not isinstance(got, dict):
+        raise ValueError(f"eval_hook {name} returned {type(got).__name__}, not a dict of numbers")
+    for k, v in got.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise ValueError(f"eval_hook {name} gave {k}={v!r}: every value must be a finite number")
+    return got
+
 def train(cfg: TrainConfig,
           stop_after: int | None = None, # stop (as if interrupted) after this step's checkpoint: for tests
           setup=None, # called with the model before training (hooks for experiments and tests)
           save_rank_weights: bool = False, # every rank writes its final weights to out/rank{r}.pt (DDP tests)
+          eval_hook=None, # eval_hook(model, task, cfg, device, split="val") -> {name: number}, into the records
          ) -> dict:
     "Train, evaluate and checkpoint as `cfg` says; returns a summary with the paths and the records written."
     rank, world, device = setup_distributed(cfg.device)
@@ -741,6 +760,7 @@ def train(cfg: TrainConfig,
             if done % cfg.eval_every == 0 or done == cfg.steps:
                 seen = iv.summary(cfg, tokens_per_step)
                 val = evaluate(model, task.val, task, cfg, device, amp)
+                val.update(_hooked(eval_hook, model, task, cfg, device, "val"))
                 rec = dict(kind="eval", step=done, **{f"val_{k}": v for k, v in val.items()}, lr=lr, **seen,
                            **monitor.read(world=world), **measure_logits(model, probe, task, cfg, device, amp),
                            **fixed, wall_time=elapsed + time.time() - t0,
@@ -756,6 +776,7 @@ def train(cfg: TrainConfig,
         else:
             if task.test is not None:
                 test = evaluate(model, task.test, task, cfg, device, amp)
+                test.update(_hooked(eval_hook, model, task, cfg, device, "test"))
                 rec = dict(kind="test", step=cfg.steps, **{f"test_{k}": v for k, v in test.items()})
                 _write(log, rec)
                 records.append(rec)

@@ -248,15 +248,17 @@ def _compare_parser(sub) -> argparse.ArgumentParser:
                        description="Run the comparisons of the experiments chapter; results go to OUT "
                                    "(results.jsonl, summary.md, summary.csv, figures). Rerunning the same command "
                                    "skips finished runs and resumes an interrupted one.")
-    p.add_argument("--preset", choices=("quick", "seed", "headlocal"), default="quick",
-                   help="quick: minutes on a CPU, no files; seed: the full comparison; headlocal: DAMCHA's full vs "
-                        "head-local context (seed and headlocal read the PTB files when --ptb is given)")
+    p.add_argument("--preset", choices=("quick", "first", "headlocal", "budget"), default="quick",
+                   help="quick: minutes on a CPU, no files; first: the matroidal proposal's first comparison; "
+                        "headlocal: DAMCHA's full vs head-local context; budget: rates chosen per model, 2M "
+                        "characters per run, matched controls (hours; start the command twice to use two "
+                        "processes). first and budget need --ptb; headlocal reads it when given")
     p.add_argument("--out", default=None, help="output directory (default: runs/compare-PRESET)")
     p.add_argument("--dry-run", action="store_true", help="list the runs, marking those already done, and stop")
     p.add_argument("--ptb", default=None,
-                   help="directory of ptb.char.valid.txt and ptb.char.test.txt (seed and headlocal presets)")
+                   help="directory of ptb.char.valid.txt and ptb.char.test.txt (first, headlocal, budget)")
     p.add_argument("--seeds", type=_seeds, default=None, metavar="S1,S2",
-                   help="seeds (default: 0 for quick, 0,1,2 for seed, 0,...,4 for headlocal)")
+                   help="seeds (default: 0 for quick, 0,1,2 for first, 0,...,4 for headlocal and budget)")
     p.add_argument("--only", default=None,
                    help="run only the experiments or configurations whose name contains this text")
     p.add_argument("--keep-checkpoints", action="store_true",

@@ -16,10 +16,11 @@ from torch import Tensor
 from .data import row_mask, unpatchify, EOS_ID, PAD_ID
 
 # %% auto #0
-__all__ = ['EVAL_EXTRA', 'INCEPTION_URL', 'IMAGENET_MEAN', 'IMAGENET_STD', 'frechet_distance', 'feature_stats',
+__all__ = ['EVAL_EXTRA', 'INCEPTION_URL', 'IMAGENET_MEAN', 'IMAGENET_STD', 'SEQ2SEQ', 'frechet_distance', 'feature_stats',
            'fid_from_features', 'extract_features', 'random_extractor', 'InceptionFeatures', 'fid', 'top_k',
            'per_example_mse', 'image_metrics', 'reconstruct', 'reconstruction_metrics', 'bleu', 'chrf', 'token_nll',
-           'load_bart', 'bart_score', 'text_metrics', 'generate_targets', 'seq2seq_metrics']
+           'load_bart', 'bart_score', 'text_metrics', 'generate_targets', 'seq2seq_metrics', 'MetricHook',
+           'metric_hook']
 
 # %% ../nbs/12_evaluate.ipynb #f27b7106
 EVAL_EXTRA = "damcha[eval]"
@@ -313,6 +314,21 @@ def reconstruct(model: nn.Module, # a PatchReconstructor: (images, mask) -> (B, 
     cover = mask[:, :, None].expand(B, mask.shape[1], C * p * p).to(images.dtype)  # (B, N, C*p*p)
     return torch.where(unpatchify(cover, p, C, H, W) > 0.5, pred, images)
 
+def _reconstructions(model: nn.Module, images: Tensor, mask_rows: int, batch_size: int, seed: int, device,
+                     paste_visible: bool = False) -> Tensor: # (N, C, H, W) on the CPU
+    "The model's reconstructions of `images` under the training task's row masks, drawn from `seed`."
+    g = torch.Generator().manual_seed(seed)
+    was = model.training
+    model.eval()
+    recon = []
+    try:
+        for x in images.split(batch_size):
+            mask = row_mask(x.shape[0], model.grid, mask_rows, generator=g)  # (b, N)
+            recon.append(reconstruct(model, x.to(device), mask.to(device), paste_visible).float().cpu())
+    finally:
+        model.train(was)
+    return torch.cat(recon)
+
 def reconstruction_metrics(model: nn.Module, # a damcha.data.PatchReconstructor
                            dataset, # a dataset of (image, label) items, or an (N, C, H, W) tensor, in [0, 1]
                            extractor: Callable[[Tensor], Tensor] | None = None, # default InceptionFeatures()
@@ -329,17 +345,8 @@ def reconstruction_metrics(model: nn.Module, # a damcha.data.PatchReconstructor
     grid = model.grid
     mask_rows = max(1, grid // 4) if mask_rows is None else mask_rows
     device = next(model.parameters()).device if device is None else torch.device(device)
-    g = torch.Generator().manual_seed(seed)
-    was = model.training
-    model.eval()
-    recon = []
-    try:
-        for x in images.split(batch_size):
-            mask = row_mask(x.shape[0], grid, mask_rows, generator=g)       # (b, N)
-            recon.append(reconstruct(model, x.to(device), mask.to(device), paste_visible).float().cpu())
-    finally:
-        model.train(was)
-    out = image_metrics(images, torch.cat(recon), extractor, k, batch_size, device)
+    recon = _reconstructions(model, images, mask_rows, batch_size, seed, device, paste_visible)
+    out = image_metrics(images, recon, extractor, k, batch_size, device)
     return dict(out, mask_rows=mask_rows, paste_visible=paste_visible)
 
 # %% ../nbs/12_evaluate.ipynb #17050504
@@ -351,10 +358,10 @@ def _ref_streams(hypotheses: Sequence[str], references: Sequence) -> list[list[s
         raise ValueError(f"references must hold one entry per hypothesis ({len(hypotheses)}), got "
                          f"{'a string' if isinstance(references, str) else len(references)}")
     refs = [[r] if isinstance(r, str) else list(r) for r in references]
-    n = len(refs[0]) if refs else 1
-    if any(len(r) != n or not all(isinstance(x, str) for x in r) for r in refs) or n == 0:
-        raise ValueError("references must be strings, or lists of strings of the same length for every hypothesis")
-    return [[r[j] for r in refs] for j in range(n)]
+    if any(len(r) == 0 or not all(isinstance(x, str) for x in r) for r in refs):
+        raise ValueError("references must be strings, or non-empty lists of strings, one entry per hypothesis")
+    n = max((len(r) for r in refs), default=1)
+    return [[r[j] if j < len(r) else None for r in refs] for j in range(n)]    # None: sacreBLEU's missing reference
 
 def _corpus_score(metric: str, hypotheses: Sequence[str], references: Sequence, options: dict) -> float:
     "sacreBLEU's corpus score of `metric` ('BLEU' or 'CHRF'), 0..100."
@@ -595,6 +602,15 @@ def generate_targets(model: nn.Module, # a damcha.models.Decoder
     return (tokens, logprobs) if return_logprobs else tokens
 
 # %% ../nbs/12_evaluate.ipynb #436787d3
+def _first_per_source(base, idx: list[int]) -> list[int]:
+    "The first example of each distinct source, in order: a source with several references is scored once."
+    seen, keep = set(), []
+    for i in idx:
+        if base.pairs[i][0] not in seen:
+            seen.add(base.pairs[i][0])
+            keep.append(i)
+    return keep
+
 def _seq2seq_parts(dataset) -> tuple:
     "`(dataset, indices)` of a Seq2SeqDataset or of a Subset of one."
     base, idx = dataset, None
@@ -632,6 +648,9 @@ def seq2seq_metrics(model: nn.Module, # a damcha.models.Decoder trained on `sour
                    ) -> tuple[dict, list[dict]]: # metrics, and one sample per example
     "Decode a target for each source; BLEU, chrF, target NLL, BARTScore and their @Top-k values, and the samples."
     base, idx = _seq2seq_parts(dataset)
+    references = getattr(base, "references", None)                        # all references of each example's source
+    if references is not None:
+        idx = _first_per_source(base, idx)
     if n is not None:
         _check_int("n", n, 1)
         idx = idx[:n]
@@ -647,7 +666,8 @@ def seq2seq_metrics(model: nn.Module, # a damcha.models.Decoder trained on `sour
     finally:
         model.train(was)
     hyps = [tokenizer.decode(t) for t in tokens]
-    srcs, refs = [base.pairs[i][0] for i in idx], [base.pairs[i][1] for i in idx]
+    srcs = [base.pairs[i][0] for i in idx]
+    refs = [base.pairs[i][1] for i in idx] if references is None else [list(references[i]) for i in idx]
     scores = None
     if bart is None:
         warnings.warn("BARTScore skipped: no BART checkpoint given (bart= a local facebook/bart-base folder)",
@@ -658,10 +678,96 @@ def seq2seq_metrics(model: nn.Module, # a damcha.models.Decoder trained on `sour
     top = top_k(nll, k).tolist()
     out.update(bleu_top_k=bleu([hyps[i] for i in top], [refs[i] for i in top]),
                chrf_top_k=chrf([hyps[i] for i in top], [refs[i] for i in top]),
-               exact_match=sum(h == r for h, r in zip(hyps, refs)) / len(hyps), beam_size=beam_size,
+               exact_match=sum(h in ([r] if isinstance(r, str) else r) for h, r in zip(hyps, refs)) / len(hyps), beam_size=beam_size,
                hypothesis_logprob=sum(logprobs) / len(hyps))
     samples = [dict(source=s, reference=r, hypothesis=h, nll=float(v), logprob=lp)
                for s, r, h, v, lp in zip(srcs, refs, hyps, nll.tolist(), logprobs)]
     for smp, b in zip(samples, scores or []):
         smp["bartscore"] = b
     return out, samples
+
+# %% ../nbs/12_evaluate.ipynb #6cdc6353
+SEQ2SEQ = ("seq2seq", "commongen", "wmt14")
+
+class MetricHook:
+    "An evaluation hook for `train`: generation or reconstruction metrics on the first `n` examples of the split."
+    def __init__(self, kind: str, # 'seq2seq' or 'reconstruct'
+                 n: int = 64, # examples scored per evaluation
+                 every: int = 1, # score at every `every`-th evaluation (and the last one)
+                 k: int = 50, # the @Top-k size (at most n)
+                 extractor=None, # reconstruct: an image feature extractor; None: Inception-v3 if its weights are cached
+                 bart: str | Path | None = None, # seq2seq: a local BART folder for BARTScore
+                 beam_size: int = 1, # seq2seq: 1 is greedy
+                 mask_rows: int = 1, # reconstruct: masked rows per image, as in training
+                 batch_size: int = 64,
+                 log=print,
+                ):
+        if kind not in ("seq2seq", "reconstruct"):
+            raise ValueError(f"kind must be 'seq2seq' or 'reconstruct', got {kind!r}")
+        for name, v, lo in (("n", n, 2), ("every", every, 1), ("k", k, 2), ("beam_size", beam_size, 1),
+                            ("mask_rows", mask_rows, 1), ("batch_size", batch_size, 1)):
+            _check_int(name, v, lo)
+        self.kind, self.n, self.every, self.k, self.bart, self.beam_size = kind, n, every, k, bart, beam_size
+        self.extractor, self.mask_rows, self.batch_size, self.log = extractor, mask_rows, batch_size, log
+        self.calls, self._looked = 0, extractor is not None
+        self.__name__ = f"MetricHook({kind!r})"
+
+    def _due(self, cfg) -> bool:
+        "Every `every`-th evaluation and the last one (counted from this hook's first call)."
+        self.calls += 1
+        last = self.calls >= math.ceil(cfg.steps / cfg.eval_every)
+        return last or (self.calls - 1) % self.every == 0
+
+    def _features(self):
+        "The extractor: the one given, else Inception-v3 from torch's cache, else None (FID left out, said once)."
+        if not self._looked:
+            self._looked = True
+            net = InceptionFeatures(download=False)
+            try:
+                net.load()
+                self.extractor = net
+            except (FileNotFoundError, ImportError) as e:
+                self.log(f"FID left out of the training records: {str(e).splitlines()[0]}")
+        return self.extractor
+
+    def __call__(self, model: nn.Module, task, cfg, device, split: str = "val") -> dict:
+        if split == "val" and not self._due(cfg):
+            return {}
+        data = getattr(task, split)
+        if self.kind == "seq2seq":
+            return self._text(model, data, task, device)
+        return self._images(model, data, device)
+
+    def _text(self, model, data, task, device) -> dict:
+        from damcha.data import tokenizer_from_dict
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="BARTScore skipped")
+            res, _ = seq2seq_metrics(model, data, tokenizer_from_dict(task.vocab), k=min(self.k, self.n),
+                                     beam_size=self.beam_size, n=self.n, bart=self.bart,
+                                     batch_size=self.batch_size, device=device)
+        keys = dict(bleu="bleu", chrf="chrf", nll="target_nll", bleu_top_k="bleu_top_k", chrf_top_k="chrf_top_k",
+                    nll_top_k="target_nll_top_k", exact_match="exact_match", bartscore="bartscore")
+        return {name: res[key] for key, name in keys.items() if key in res}
+
+    def _images(self, model, data, device) -> dict:
+        images = _images_of(data, self.n)                                     # (n, C, H, W)
+        recon = _reconstructions(model, images, self.mask_rows, self.batch_size, 0, device)
+        ext = self._features()
+        mse = per_example_mse(images, recon)                                  # (n,)
+        out = dict(mse=float(mse.mean()), mse_top_k=float(mse[top_k(mse, self.k)].mean()))
+        if ext is not None:
+            m = image_metrics(images, recon, ext.to(device), k=min(self.k, len(images)), batch_size=self.batch_size,
+                              device=device)
+            out.update(fid=m["fid"], fid_top_k=m["fid_top_k"])
+        return out
+
+def metric_hook(task_name: str, # a task of chapter 8
+                objective: str = "classify", # image tasks: 'classify' or 'reconstruct'
+                **options, # MetricHook's options
+               ) -> MetricHook | None:
+    "The hook a task calls for: text generation metrics, reconstruction metrics, or None."
+    if task_name in SEQ2SEQ:
+        return MetricHook("seq2seq", **options)
+    if objective == "reconstruct":
+        return MetricHook("reconstruct", **options)
+    return None

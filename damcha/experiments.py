@@ -333,13 +333,17 @@ def _result_row(spec: RunSpec, run_dir: Path, failure: str | None, best: dict | 
                 stability=stability_summary(recs, warmup), curve=curve,
                 post=post_evaluations(spec, run_dir) if failure is None else {}, seconds=seconds)
 
-def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = False, log=print) -> list[dict]:
+def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = False, log=print,
+              max_new: int | None = None, # stop after training this many runs (None: all)
+             ) -> list[dict]:
     """Train every spec without a result under `out`; return the results (old and new) of these specs. Several
     processes may share `out`: each run is claimed by one of them, the others skip it (and do not return it)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    results = []
+    results, trained = [], 0
     for i, spec in enumerate(specs, 1):
+        if max_new is not None and trained >= max_new:
+            break
         done = _done(out)                                                         # read again: another worker may add
         if spec.run_id in done:
             results.append(done[spec.run_id])
@@ -369,6 +373,7 @@ def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = Fa
             + "".join(f"  {k} {v[k]:.4f}" for k in ("val_acc", "val_bpc", "test_bpc") if k in v)
             + (f"  FAILED: {failure}" if failure else "") + f"  ({row['seconds']:.0f} s)", flush=True)
         results.append(row)
+        trained += 1
     return results
 
 # %% ../nbs/10_experiments.ipynb #5ae0035c
@@ -629,7 +634,8 @@ def _run_all(preset, ptb_dir, seeds, out: Path, only, keep_checkpoints: bool, lo
         if not todo:
             return [_done(out)[s.run_id] for s in specs]
         before = len(_done(out))
-        run_specs(specs, out, keep_checkpoints, log)                             # numbered among all runs
+        run_specs(specs, out, keep_checkpoints, log, max_new=1)                  # then look again: a sweep that
+                                                                                  # finished may add earlier runs
         if len(_done(out)) == before:                                           # all of them held by other workers
             time.sleep(wait)
 

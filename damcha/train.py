@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_train.ipynb #a6878bf5
 from __future__ import annotations
-import contextlib, hashlib, io, json, logging, math, os, random, sys, time
+import contextlib, hashlib, inspect, io, json, logging, math, os, random, sys, time
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 import torch
@@ -695,20 +695,37 @@ def _stop(out: Path, log, step: int, lv: float, nv: float, lr: float, iv: _Inter
     raise NonFiniteLossError(f"non-finite {what} at step {step} (loss {lv}, grad norm {nv}, lr {lr:.3g}); nothing was "
                              f"stepped; last checkpoint: {rec['last_checkpoint']}; report: {out / 'failure.json'}")
 
-def _hooked(hook, model: nn.Module, task: Task, cfg: TrainConfig, device, split: str) -> dict:
-    "An evaluation hook's numbers, computed without gradients; the model's mode is restored. No hook: nothing."
-    if hook is None:
+def _hook_name(hook) -> str:
+    return getattr(hook, "__name__", type(hook).__name__)
+
+def _hook_takes(hook, name: str) -> bool:
+    "Whether `hook` accepts the keyword argument `name` (by that name or through `**kwargs`)."
+    try:
+        params = inspect.signature(hook).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind == p.VAR_KEYWORD or (p.name == name and p.kind != p.POSITIONAL_ONLY) for p in params)
+
+def _hooked(hook, model: nn.Module, task: Task, cfg: TrainConfig, device, split: str, step: int, taken: dict) -> dict:
+    """An evaluation hook's numbers on `split`, computed in eval mode without gradients, the model's mode restored.
+    No hook, or a test split for a hook without a `split` keyword: nothing. `taken`: the loop's own keys."""
+    if hook is None or (split != "val" and not _hook_takes(hook, "split")):
         return {}
+    kw = {k: v for k, v in (("split", split), ("step", step)) if _hook_takes(hook, k)}
     was = model.training
+    model.eval()
     try:
         with torch.no_grad():
-            got = hook(model, task, cfg, device, split=split)
+            got = hook(model, task, cfg, device, **kw)
     finally:
         model.train(was)
-    name = getattr(hook, "__name__", type(hook).__name__)
+    name = _hook_name(hook)
     if not isinstance(got, dict):
         raise ValueError(f"eval_hook {name} returned {type(got).__name__}, not a dict of numbers")
     for k, v in got.items():
+        if not isinstance(k, str) or k in taken:
+            raise ValueError(f"eval_hook {name} gave the key {k!r}: keys must be strings other than the loop's own "
+                             f"({', '.join(taken)})")
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise ValueError(f"eval_hook {name} gave {k}={v!r}: every value must be a finite number")
     return got
@@ -717,7 +734,7 @@ def train(cfg: TrainConfig,
           stop_after: int | None = None, # stop (as if interrupted) after this step's checkpoint: for tests
           setup=None, # called with the model before training (hooks for experiments and tests)
           save_rank_weights: bool = False, # every rank writes its final weights to out/rank{r}.pt (DDP tests)
-          eval_hook=None, # eval_hook(model, task, cfg, device, split="val") -> {name: number}, into the records
+          eval_hook=None, # eval_hook(model, task, cfg, device[, split=, step=]) -> {name: number}, into the records
          ) -> dict:
     "Train, evaluate and checkpoint as `cfg` says; returns a summary with the paths and the records written."
     rank, world, device = setup_distributed(cfg.device)
@@ -760,7 +777,7 @@ def train(cfg: TrainConfig,
             if done % cfg.eval_every == 0 or done == cfg.steps:
                 seen = iv.summary(cfg, tokens_per_step)
                 val = evaluate(model, task.val, task, cfg, device, amp)
-                val.update(_hooked(eval_hook, model, task, cfg, device, "val"))
+                val.update(_hooked(eval_hook, model, task, cfg, device, "val", done, val))
                 rec = dict(kind="eval", step=done, **{f"val_{k}": v for k, v in val.items()}, lr=lr, **seen,
                            **monitor.read(world=world), **measure_logits(model, probe, task, cfg, device, amp),
                            **fixed, wall_time=elapsed + time.time() - t0,
@@ -776,7 +793,7 @@ def train(cfg: TrainConfig,
         else:
             if task.test is not None:
                 test = evaluate(model, task.test, task, cfg, device, amp)
-                test.update(_hooked(eval_hook, model, task, cfg, device, "test"))
+                test.update(_hooked(eval_hook, model, task, cfg, device, "test", cfg.steps, test))
                 rec = dict(kind="test", step=cfg.steps, **{f"test_{k}": v for k, v in test.items()})
                 _write(log, rec)
                 records.append(rec)

@@ -27,13 +27,14 @@ from torch.utils.data import Dataset, Subset, TensorDataset
 # %% auto #0
 __all__ = ['UNK', 'PTB_CHAR_URL', 'PTB_CHAR', 'IGNORE_INDEX', 'MNIST_FILES', 'HUTTER', 'HUTTER_SPLIT', 'TEXT8_CHARS',
            'SPECIAL_TOKENS', 'PAD_ID', 'SEP_ID', 'EOS_ID', 'UNK_ID', 'CONCEPT_WORDS', 'COMMONGEN_FILES',
-           'PARALLEL_SPLITS', 'OBJECTIVES', 'RECALL_SIZES', 'TOKENIZERS', 'TASKS', 'IMAGE_TASKS', 'SEQ2SEQ_TASKS',
-           'DataNotFoundError', 'read_ptb_char', 'write_ptb_char', 'CharVocab', 'sha256_file', 'download',
-           'default_cache_dir', 'ptb_char_splits', 'split_points', 'split_text', 'CharLMDataset', 'AssociativeRecall',
-           'images_digits', 'images_cifar10', 'patchify', 'unpatchify', 'row_mask', 'mask_images', 'masked_patch_mse',
-           'PatchReconstructor', 'plot_reconstruction', 'images_cifar100', 'images_mnist', 'read_zip_member',
-           'hutter_corpus', 'encode_text8', 'CharTokenizer', 'BPETokenizer', 'tokenizer_from_dict', 'save_tokenizer',
-           'load_tokenizer', 'Seq2SeqDataset', 'concept_pairs', 'read_commongen', 'read_parallel', 'Task', 'make_task']
+           'COMMONGEN_PARQUET', 'COMMONGEN_PARQUET_DIRS', 'PARALLEL_SPLITS', 'OBJECTIVES', 'RECALL_SIZES', 'TOKENIZERS',
+           'TASKS', 'IMAGE_TASKS', 'SEQ2SEQ_TASKS', 'DataNotFoundError', 'read_ptb_char', 'write_ptb_char', 'CharVocab',
+           'sha256_file', 'download', 'default_cache_dir', 'ptb_char_splits', 'split_points', 'split_text',
+           'CharLMDataset', 'AssociativeRecall', 'images_digits', 'images_cifar10', 'patchify', 'unpatchify',
+           'row_mask', 'mask_images', 'masked_patch_mse', 'PatchReconstructor', 'plot_reconstruction',
+           'images_cifar100', 'images_mnist', 'read_zip_member', 'hutter_corpus', 'encode_text8', 'CharTokenizer',
+           'BPETokenizer', 'tokenizer_from_dict', 'save_tokenizer', 'load_tokenizer', 'Seq2SeqDataset', 'concept_pairs',
+           'read_commongen', 'read_parallel', 'Task', 'make_task']
 
 # %% ../nbs/08_data.ipynb #cfb52184
 class DataNotFoundError(FileNotFoundError, ValueError):
@@ -748,6 +749,7 @@ class Seq2SeqDataset(Dataset):
     def __init__(self, pairs: Sequence[tuple[str, str]], # (source, target) texts
                  tokenizer, # a CharTokenizer or BPETokenizer
                  seq_len: int, # L: pairs longer than L + 1 tokens are dropped (and counted)
+                 group_references: bool = False, # CommonGen: `references[i]` = every target of pair i's source
                 ):
         if not isinstance(seq_len, int) or seq_len < 2:
             raise ValueError(f"seq_len must be an int >= 2, got {seq_len!r}")
@@ -768,6 +770,12 @@ class Seq2SeqDataset(Dataset):
         self.offsets = torch.cat([torch.zeros(1, dtype=torch.long), self.lengths.cumsum(0)])   # (S + 1,)
         self.ids = torch.cat(seqs)                                                # (sum of lengths,) int32
         self.n_src = torch.tensor(n_src)                                          # (S,)
+        self.references = None                                    # list[list[str]] | None: all targets per source
+        if group_references:
+            by_source = {}
+            for src, tgt in pairs:                                # every pair of the split, the too long ones too
+                by_source.setdefault(src, []).append(tgt)
+            self.references = [by_source[src] for src, _ in kept]
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -826,6 +834,8 @@ def concept_pairs(seed: int = 0, # the random seed of the split
 COMMONGEN_FILES = dict(train=("commongen.train.jsonl", "train.jsonl", "train.json"),
                        val=("commongen.dev.jsonl", "validation.jsonl", "dev.jsonl", "validation.json", "dev.json"),
                        test=("commongen.test.jsonl", "test.jsonl", "test.json"))
+COMMONGEN_PARQUET = dict(train="train", val="validation", test="test")   # split -> file stem: <stem>-00000-of-00001
+COMMONGEN_PARQUET_DIRS = (".", "common_gen", "data", "CommonGen")      # where the parquet files may lie
 
 def _json_records(path: Path) -> list[dict]:
     text = path.read_text(encoding="utf-8").strip()
@@ -836,32 +846,85 @@ def _json_records(path: Path) -> list[dict]:
     except json.JSONDecodeError as e:
         raise ValueError(f"{path} is neither a JSON list nor JSON lines ({e})") from e
 
-def _commongen_pairs(rec: dict, where: str) -> list[tuple[str, str]]:
-    "(concepts, sentence) pairs of one record, in either published layout."
-    if "concepts" in rec and "target" in rec:                                  # one row per reference
-        return [(" ".join(rec["concepts"]), rec["target"])]
-    if "concept_set" in rec and "scene" in rec:                                # one row per concept set
-        return [(" ".join(rec["concept_set"].split("#")), s) for s in rec["scene"]]
-    raise ValueError(f"{where}: a CommonGen record has 'concepts' (a list) and 'target', or 'concept_set' "
-                     f"('a#b#c') and 'scene' (a list); got keys {sorted(rec)[:6]}")
+def _pyarrow_parquet():
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as e:
+        raise ImportError("reading CommonGen's parquet files needs pyarrow: pip install 'damcha[data]'") from e
+    return pq
 
-def read_commongen(data_dir: str | Path) -> dict[str, list[tuple[str, str]]]: # split -> (concepts, sentence)
-    "CommonGen's train / val (/ test) JSON-lines files from a local folder."
-    d = Path(data_dir).expanduser()
+def _parquet_records(path: Path) -> list[dict]:
+    "The rows of a CommonGen parquet file as dicts of its 'concepts' and 'target' columns."
+    pq = _pyarrow_parquet()
+    try:
+        table = pq.read_table(path)
+    except (OSError, ValueError) as e:                               # pyarrow's ArrowInvalid is a ValueError
+        raise ValueError(f"{path} is not a readable parquet file ({str(e).splitlines()[0]})") from e
+    missing = [c for c in ("concepts", "target") if c not in table.column_names]
+    if missing:
+        raise ValueError(f"{path}: a CommonGen parquet file has the columns 'concepts' (a list of strings) and "
+                         f"'target' (a string); missing {', '.join(map(repr, missing))} "
+                         f"(it has {', '.join(table.column_names)})")
+    return table.select(["concepts", "target"]).to_pylist()
+
+def _strings(x) -> bool:
+    return isinstance(x, list) and all(isinstance(s, str) for s in x)
+
+def _commongen_pairs(rec: dict, where: str) -> list[tuple[str, str]]:
+    "(concepts, sentence) pairs of one record, in either published layout; none for an empty target."
+    if isinstance(rec, dict) and _strings(rec.get("concepts")) and isinstance(rec.get("target"), str):
+        return [(" ".join(rec["concepts"]), rec["target"])] if rec["target"].strip() else []     # one row a reference
+    if isinstance(rec, dict) and isinstance(rec.get("concept_set"), str) and _strings(rec.get("scene")):
+        return [(" ".join(rec["concept_set"].split("#")), s) for s in rec["scene"] if s.strip()]   # one row a set
+    got = f"keys {sorted(rec)[:6]}" if isinstance(rec, dict) else f"a {type(rec).__name__}"
+    raise ValueError(f"{where}: a CommonGen record has 'concepts' (a list of strings) and 'target' (a string), or "
+                     f"'concept_set' ('a#b#c') and 'scene' (a list of strings); got {got}")
+
+def _commongen_paths(d: Path) -> dict[str, list[Path]]:
+    "split -> its file(s): a JSON file, else the parquet shards of the first folder of COMMONGEN_PARQUET_DIRS with any."
     out = {}
     for split, names in COMMONGEN_FILES.items():
         path = next((d / n for n in names if (d / n).is_file()), None)
-        if path is None:
+        if path is not None:
+            out[split] = [path]
             continue
-        pairs = []
-        for n, rec in enumerate(_json_records(path), 1):
-            pairs += _commongen_pairs(rec, f"{path}:{n}")
-        out[split] = pairs
-    missing = [s for s in ("train", "val") if s not in out]
-    if missing:
-        want = "; ".join(f"{s}: {' or '.join(COMMONGEN_FILES[s])}" for s in missing)
-        raise DataNotFoundError(f"CommonGen folder {str(d)!r} lacks {want}")
+        for sub in COMMONGEN_PARQUET_DIRS:
+            shards = sorted((d / sub).glob(f"{COMMONGEN_PARQUET[split]}-*.parquet"))
+            if shards:
+                out[split] = shards
+                break
     return out
+
+def _read_commongen(d: Path) -> tuple[dict, dict]: # split -> pairs, and split -> why it was left out
+    parts, left_out = {}, {}
+    for split, paths in _commongen_paths(d).items():
+        pairs, n_rec, n_unref = [], 0, 0
+        for path in paths:
+            records = _parquet_records(path) if path.suffix == ".parquet" else _json_records(path)
+            if not records:
+                raise ValueError(f"{path} holds no CommonGen records")
+            for n, rec in enumerate(records, 1):
+                got = _commongen_pairs(rec, f"{path}: row {n}" if path.suffix == ".parquet" else f"{path}:{n}")
+                pairs += got
+                n_unref += not got
+            n_rec += len(records)
+        if n_unref == n_rec and split == "test":                  # the public test split hides its references
+            left_out[split] = f"{n_rec} records without references in {paths[0].name} (all targets empty)"
+            continue
+        if n_unref:
+            raise ValueError(f"{paths[0]}: {n_unref} of {n_rec} records have no reference (an empty target); "
+                             f"the {split} split needs a reference in every record")
+        parts[split] = pairs
+    missing = [s for s in ("train", "val") if s not in parts]
+    if missing:
+        want = "; ".join(f"{s}: {' or '.join(COMMONGEN_FILES[s])} or {COMMONGEN_PARQUET[s]}-*.parquet"
+                         for s in missing)
+        raise DataNotFoundError(f"CommonGen folder {str(d)!r} lacks {want} (parquet also under common_gen/ or data/)")
+    return parts, left_out
+
+def read_commongen(data_dir: str | Path) -> dict[str, list[tuple[str, str]]]: # split -> (concepts, sentence)
+    "CommonGen's train / val (/ test) splits from a local folder: JSON lines, or the Hugging Face parquet files."
+    return _read_commongen(Path(data_dir).expanduser())[0]
 
 PARALLEL_SPLITS = dict(train=("train",), val=("valid", "dev"), test=("test",))
 
@@ -1062,6 +1125,7 @@ def _seq2seq_task(name: str, data=None, seq_len: int = 64, seed: int = 0, tokeni
     if tokenizer not in TOKENIZERS:
         raise ValueError(f"tokenizer must be one of {', '.join(TOKENIZERS)}, got {tokenizer!r}")
     synthetic = name == "seq2seq" and (data is None or str(data) == "synthetic")
+    commongen, left_out = False, {}
     if synthetic:
         parts, source = concept_pairs(seed), "synthetic concept sets -> sentences (no file)"
     elif name == "wmt14" or (name == "seq2seq" and (Path(data).expanduser() / "train.en").is_file()):
@@ -1070,21 +1134,26 @@ def _seq2seq_task(name: str, data=None, seq_len: int = 64, seed: int = 0, tokeni
         if data is None:
             raise ValueError(f"task {name!r} needs data=<a folder of its files>")
         folder = Path(data).expanduser()
-        known = [n for names in COMMONGEN_FILES.values() for n in names]
-        if name == "seq2seq" and not any((folder / n).is_file() for n in known):
+        if name == "seq2seq" and not _commongen_paths(folder):
             raise DataNotFoundError(f"task 'seq2seq': {str(folder)!r} holds neither train.en / train.de (parallel "
-                                    "text) nor CommonGen JSON lines; data= may also be 'synthetic'")
-        parts, source = read_commongen(folder), f"CommonGen JSON lines under {str(folder)!r}"
+                                    "text) nor CommonGen files (JSON lines or parquet); data= may also be 'synthetic'")
+        (parts, left_out), commongen = _read_commongen(folder), True
+        kinds = sorted({"parquet" if p.suffix == ".parquet" else "JSON" for ps in _commongen_paths(folder).values()
+                        for p in ps})
+        source = f"CommonGen ({', '.join(kinds)}) under {str(folder)!r}"
     train = parts["train"]
     if fraction != 1:
         keep = torch.randperm(len(train), generator=torch.Generator().manual_seed(seed))
         train = [train[i] for i in keep[:max(1, round(fraction * len(train)))].sort().values.tolist()]
     tok = _train_tokenizer(tokenizer, [t for pair in train for t in pair], bpe_vocab)
-    ds = {s: Seq2SeqDataset(train if s == "train" else p, tok, seq_len) for s, p in parts.items()}
+    ds = {s: Seq2SeqDataset(train if s == "train" else p, tok, seq_len, group_references=commongen)
+          for s, p in parts.items()}
     info = dict(source=source, tokenizer=tokenizer, pairs={s: len(d) for s, d in ds.items()},
                 dropped_too_long={s: d.dropped for s, d in ds.items()},
                 layout="source <sep> target <eos> <pad>...; loss on target tokens and <eos> only",
                 special_ids=dict(pad=PAD_ID, sep=SEP_ID, eos=EOS_ID, unk=UNK_ID), subset_before_encoding=True)
+    if commongen:
+        info.update(concept_sets={s: len(set(src for src, _ in d.pairs)) for s, d in ds.items()}, left_out=left_out)
     return Task(name, "lm", ds["train"], ds["val"], ds.get("test"), vocab_size=len(tok), seq_len=seq_len,
                 vocab=tok.to_dict(), info=info)
 

@@ -414,6 +414,7 @@ def _post_row(row: dict, evals: list[dict], key: str, **fields) -> dict:
     test = _ms([e[f"test_{key}"] for e in evals if f"test_{key}" in e])
     return dict(row, val_mean=val[0], val_std=val[1], test_mean=test[0], test_std=test[1], best_val_loss=float("nan"),
                 final_val_loss=_ms([e["val_loss"] for e in evals])[0], grad_norm_var=float("nan"),
+                grad_norm_cv=float("nan"), logit_max_abs=None, logit_nonfinite=None,
                 seconds=float("nan"), seeds=len(evals), **fields)
 
 def _chosen(r: dict, split: str, key: str) -> float | None:

@@ -61,6 +61,7 @@ class RunSpec:
     settings: dict # TrainConfig fields (without seed and out)
     post: tuple = () # 'prune' and/or 'block-scales'
     select: bool = False # keep the best model on the whole validation split; score it on the whole test split
+    metrics: bool = False # record the task's generation or reconstruction metrics (chapter 12's metric_hook)
 
     @property
     def run_id(self) -> str:
@@ -85,7 +86,7 @@ TEXT = dict(MODEL, task="ptb-char", seq_len=64, batch_size=16, steps=400, lr=3e-
 DIGITS = dict(MODEL, task="digits", batch_size=32, steps=200, lr=2e-3, eval_every=40, eval_batches=6)
 
 HEADLOCAL = ("damcha rowsum", "damcha rowsum head-local")
-PRESETS = ("quick", "first", "headlocal", "budget", "tiny")
+PRESETS = ("quick", "first", "headlocal", "budget", "reference", "tiny")
 FULL_SPLIT = 10 ** 9 # eval_batches that cover a whole split
 CLAIM = "claim.pid" # a run's claim file: the id of the process training it
 
@@ -93,7 +94,8 @@ def preset_runs(preset: str, ptb_dir: str | Path | None = None, seeds: tuple[int
                 out: str | Path | None = None) -> list[RunSpec]:
     """The runs of a preset: 'quick' (CPU, minutes, no files), 'first' (the proposal's first comparison),
     'headlocal' (the cross-head ablation, text and digits), 'budget' (tuned, longer, with controls: chapter 10a; its
-    later runs depend on the sweeps already finished under `out`), 'tiny' (the chapter's test)."""
+    later runs depend on the sweeps already finished under `out`), 'reference' (the reference implementation's other
+    workflows: source-conditioned generation and masked reconstruction, with their metrics), 'tiny' (the test)."""
     confs = attention_configs(16)
     if preset == "tiny":
         tiny = dict(task="recall", d_model=16, n_heads=2, n_layers=1, d_ff=32, mlp_hidden=(8,), steps=4, batch_size=8,
@@ -127,6 +129,13 @@ def preset_runs(preset: str, ptb_dir: str | Path | None = None, seeds: tuple[int
                for fr in (0.05, 0.2) for s in seeds
                for k in ("mha", "dense-mahalanobis", "matroidal m=2d", "damcha shared")]
         return ptb_runs(core) + digit_runs(core) + low + ptb_runs(rest) + digit_runs(rest)   # the proposal's first
+    if preset == "reference":
+        s2s = dict(MODEL, task="seq2seq", data="synthetic", seq_len=56, batch_size=32, steps=300, lr=3e-3,
+                   eval_every=100, eval_batches=4)
+        rec = dict(DIGITS, objective="reconstruct")
+        sel = ("mha", "matroidal m=2d", "damcha rowsum")
+        return [RunSpec(exp, k, s, {**base, **confs[k]}, metrics=True)
+                for exp, base in (("seq2seq", s2s), ("digits-reconstruct", rec)) for s in (seeds or (0,)) for k in sel]
     if preset == "headlocal":
         return _headlocal_runs(confs, ptb_dir, seeds or (0, 1, 2, 3, 4))
     raise ValueError(f"preset must be one of {', '.join(map(repr, PRESETS))}, got {preset!r}")
@@ -272,6 +281,27 @@ class _BestKeeper:
             atomic_save(dict(format=CKPT_FORMAT, model=state, val=full), self.path)
         return {f"full_{k}": v for k, v in full.items()}
 
+class _Hooks:
+    "Several evaluation hooks as one: their numbers together."
+    def __init__(self, hooks: list):
+        self.hooks = hooks
+        self.__name__ = " + ".join(getattr(h, "__name__", type(h).__name__) for h in hooks)
+
+    def __call__(self, model: nn.Module, task, cfg: TrainConfig, device, split: str = "val") -> dict:
+        out = {}
+        for h in self.hooks:
+            out.update(h(model, task, cfg, device, split=split))
+        return out
+
+def _hooks(spec: RunSpec, run_dir: Path) -> _Hooks | None:
+    "The evaluation hooks a spec asks for: best-validation selection, the task's metrics (chapter 12)."
+    hooks = [_BestKeeper(run_dir / "best.pt")] if spec.select else []
+    if spec.metrics:
+        from damcha.evaluate import metric_hook                                   # chapter 12 builds on this one
+        h = metric_hook(spec.settings.get("task", "recall"), spec.settings.get("objective", "classify"), n=64, k=16)
+        hooks += [h] if h is not None else []
+    return _Hooks(hooks) if hooks else None
+
 def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, recs: list[dict], run_dir: Path) -> dict | None:
     "The best-validation model's step and its metrics on the whole validation and test splits."
     path = run_dir / "best.pt"
@@ -308,9 +338,9 @@ def _train_one(spec: RunSpec, run_dir: Path, log) -> tuple[str | None, dict | No
                 shutil.rmtree(p) if p.is_dir() else p.unlink()
     cfg = replace(cfg, resume=resume)
     held = []
-    kw = dict(eval_hook=_BestKeeper(run_dir / "best.pt"), stop_after=cfg.steps) if spec.select else {}
+    kw = dict(stop_after=cfg.steps) if spec.select else {}
     try:
-        train(cfg, setup=held.append, **kw)
+        train(cfg, setup=held.append, eval_hook=_hooks(spec, run_dir), **kw)
     except NonFiniteLossError as e:
         return str(e), None
     if not spec.select:
@@ -383,6 +413,8 @@ def _headline(experiment: str) -> tuple[str, str]:
         return "bpc", "bits/char"
     if experiment.endswith("classify") or experiment == "recall":
         return "acc", "accuracy"
+    if experiment in ("seq2seq", "commongen", "wmt14"):
+        return "bleu", "BLEU"
     return "loss", "masked MSE"
 
 def _ms(xs: list[float]) -> tuple[float, float]:

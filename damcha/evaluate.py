@@ -673,12 +673,14 @@ def seq2seq_metrics(model: nn.Module, # a damcha.models.Decoder trained on `sour
         warnings.warn("BARTScore skipped: no BART checkpoint given (bart= a local facebook/bart-base folder)",
                       stacklevel=2)
     else:
-        scores = bart_score(hyps, refs, checkpoint=bart, device=device)
+        own = [base.pairs[i][1] for i in idx]                               # each example's own target
+        scores = bart_score(hyps, own, checkpoint=bart, device=device)
     out = text_metrics(hyps, refs, nll=nll, bart_scores=scores, k=k)
     top = top_k(nll, k).tolist()
     out.update(bleu_top_k=bleu([hyps[i] for i in top], [refs[i] for i in top]),
                chrf_top_k=chrf([hyps[i] for i in top], [refs[i] for i in top]),
-               exact_match=sum(h in ([r] if isinstance(r, str) else r) for h, r in zip(hyps, refs)) / len(hyps), beam_size=beam_size,
+               exact_match=sum(h in ([r] if isinstance(r, str) else r) for h, r in zip(hyps, refs)) / len(hyps),
+               beam_size=beam_size,
                hypothesis_logprob=sum(logprobs) / len(hyps))
     samples = [dict(source=s, reference=r, hypothesis=h, nll=float(v), logprob=lp)
                for s, r, h, v, lp in zip(srcs, refs, hyps, nll.tolist(), logprobs)]
@@ -693,30 +695,32 @@ class MetricHook:
     "An evaluation hook for `train`: generation or reconstruction metrics on the first `n` examples of the split."
     def __init__(self, kind: str, # 'seq2seq' or 'reconstruct'
                  n: int = 64, # examples scored per evaluation
-                 every: int = 1, # score at every `every`-th evaluation (and the last one)
+                 every: int = 1, # score at the 1st, (1 + every)-th, ... evaluation, and at the last one
                  k: int = 50, # the @Top-k size (at most n)
                  extractor=None, # reconstruct: an image feature extractor; None: Inception-v3 if its weights are cached
                  bart: str | Path | None = None, # seq2seq: a local BART folder for BARTScore
                  beam_size: int = 1, # seq2seq: 1 is greedy
-                 mask_rows: int = 1, # reconstruct: masked rows per image, as in training
+                 mask_rows: int | None = None, # reconstruct: masked rows per image; None: the run's (cfg)
                  batch_size: int = 64,
                  log=print,
                 ):
         if kind not in ("seq2seq", "reconstruct"):
             raise ValueError(f"kind must be 'seq2seq' or 'reconstruct', got {kind!r}")
         for name, v, lo in (("n", n, 2), ("every", every, 1), ("k", k, 2), ("beam_size", beam_size, 1),
-                            ("mask_rows", mask_rows, 1), ("batch_size", batch_size, 1)):
+                            ("batch_size", batch_size, 1)):
             _check_int(name, v, lo)
+        if mask_rows is not None:
+            _check_int("mask_rows", mask_rows, 1)
         self.kind, self.n, self.every, self.k, self.bart, self.beam_size = kind, n, every, k, bart, beam_size
         self.extractor, self.mask_rows, self.batch_size, self.log = extractor, mask_rows, batch_size, log
-        self.calls, self._looked = 0, extractor is not None
+        self._looked = extractor is not None
         self.__name__ = f"MetricHook({kind!r})"
 
-    def _due(self, cfg) -> bool:
-        "Every `every`-th evaluation and the last one (counted from this hook's first call)."
-        self.calls += 1
-        last = self.calls >= math.ceil(cfg.steps / cfg.eval_every)
-        return last or (self.calls - 1) % self.every == 0
+    def _due(self, cfg, step: int | None) -> bool:
+        "The 1st, (1 + every)-th, ... evaluation and the last: a function of the step, so a resumed run agrees."
+        if step is None or step >= cfg.steps:
+            return True
+        return (step // cfg.eval_every - 1) % self.every == 0
 
     def _features(self):
         "The extractor: the one given, else Inception-v3 from torch's cache, else None (FID left out, said once)."
@@ -730,13 +734,14 @@ class MetricHook:
                 self.log(f"FID left out of the training records: {str(e).splitlines()[0]}")
         return self.extractor
 
-    def __call__(self, model: nn.Module, task, cfg, device, split: str = "val") -> dict:
-        if split == "val" and not self._due(cfg):
+    def __call__(self, model: nn.Module, task, cfg, device, split: str = "val", step: int | None = None) -> dict:
+        if split == "val" and not self._due(cfg, step):
             return {}
         data = getattr(task, split)
         if self.kind == "seq2seq":
             return self._text(model, data, task, device)
-        return self._images(model, data, device)
+        mask_rows = cfg.mask_rows if self.mask_rows is None else self.mask_rows
+        return self._images(model, data, device, mask_rows, cfg.seed)
 
     def _text(self, model, data, task, device) -> dict:
         from damcha.data import tokenizer_from_dict
@@ -749,9 +754,10 @@ class MetricHook:
                     nll_top_k="target_nll_top_k", exact_match="exact_match", bartscore="bartscore")
         return {name: res[key] for key, name in keys.items() if key in res}
 
-    def _images(self, model, data, device) -> dict:
+    def _images(self, model, data, device, mask_rows: int, seed: int) -> dict:
+        "The masks are those `damcha evaluate` draws: the run's rows per image, its random seed."
         images = _images_of(data, self.n)                                     # (n, C, H, W)
-        recon = _reconstructions(model, images, self.mask_rows, self.batch_size, 0, device)
+        recon = _reconstructions(model, images, mask_rows, self.batch_size, seed, device)
         ext = self._features()
         mse = per_example_mse(images, recon)                                  # (n,)
         out = dict(mse=float(mse.mean()), mse_top_k=float(mse[top_k(mse, self.k)].mean()))

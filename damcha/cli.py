@@ -156,8 +156,49 @@ def _train_parser(sub) -> argparse.ArgumentParser:
         else:
             typ = {int: int, float: _finite}.get(type(default), str)
             p.add_argument(flag, type=typ, default=default, help=helps.get(f.name), metavar=f.name.upper())
+    g = p.add_argument_group("metrics in the evaluation records",
+                             "BLEU, chrF and target NLL of greedy decoding (source-conditioned tasks), MSE@Top-k and "
+                             "FID@Top-k (--objective reconstruct; FID when Inception-v3's weights are already in "
+                             "torch's cache, else left out with a notice) on the first N examples, as val_bleu, "
+                             "val_fid_top_k, ... (see damcha.evaluate.MetricHook)")
+    g.add_argument("--eval-metrics", choices=("auto", "off"), default="auto",
+                   help="auto: those metrics where the task has them; off: the loss (and accuracy) only")
+    g.add_argument("--eval-n", type=int, default=None, metavar="N",
+                   help="examples decoded or reconstructed per evaluation (default 64)")
+    g.add_argument("--metrics-every", type=int, default=None, metavar="K",
+                   help="those metrics at the first evaluation, every K-th after it and the last one "
+                        "(default 1: at every evaluation)")
+    g.add_argument("--bart", default=None, metavar="PATH",
+                   help="source-conditioned tasks: a local BART folder (save_pretrained) for BARTScore")
     p.set_defaults(func=_cmd_train)
     return p
+
+_METRIC_FLAGS = dict(eval_n="--eval-n", metrics_every="--metrics-every", bart="--bart")
+
+def _train_hook(args, cfg):
+    "The evaluation hook `damcha train` passes to `train` (None: the loop's own records); options checked first."
+    kind = _run_kind(cfg.task, cfg.objective)
+    given = [flag for name, flag in _METRIC_FLAGS.items() if getattr(args, name) is not None]
+    if given and args.eval_metrics == "off":
+        raise ValueError(f"{given[0]} applies with --eval-metrics auto, not off")
+    if given and kind not in ("seq2seq", "reconstruct"):
+        raise ValueError(f"{given[0]} applies to source-conditioned text and image reconstruction runs; "
+                         f"{cfg.task} ({kind}) records its loss only")
+    if args.bart is not None and kind != "seq2seq":
+        raise ValueError(f"--bart applies to source-conditioned text runs, not {cfg.task} ({kind})")
+    if args.eval_n is not None and args.eval_n < 2:
+        raise ValueError(f"--eval-n must be >= 2, got {args.eval_n}")
+    if args.metrics_every is not None and args.metrics_every < 1:
+        raise ValueError(f"--metrics-every must be >= 1, got {args.metrics_every}")
+    if args.bart is not None and not Path(args.bart).expanduser().is_dir():
+        raise ValueError(f"--bart {args.bart}: no such folder (a BART checkpoint written by save_pretrained)")
+    if args.eval_metrics == "off" or kind not in ("seq2seq", "reconstruct"):
+        return None
+    from damcha.evaluate import metric_hook
+    opts = dict(n=args.eval_n, every=args.metrics_every, bart=args.bart)
+    opts = {k: v for k, v in opts.items() if v is not None}
+    say = lambda text: print(f"damcha train: {text}", file=sys.stderr, flush=True)
+    return metric_hook(cfg.task, cfg.objective, log=say, **opts)
 
 def _fresh_out(args) -> str:
     base = Path("runs") / f"{args.task}-{args.attention}-s{args.seed}"
@@ -214,13 +255,14 @@ def _cmd_train(args) -> int:
     except ValueError as e:
         raise ValueError(_flags(e, names)) from None
     _check_model(cfg)
+    hook = _train_hook(args, cfg)
     if int(os.environ.get("RANK", "0")) == 0:                            # one process of a torchrun job checks
         _check_out(cfg.out)
     args.continue_with = f"continue with the same options and --resume --out {cfg.out}"
     if int(os.environ.get("RANK", "0")) == 0:
         print(f"damcha train: {cfg.task} with {cfg.attention} attention -> {cfg.out}", flush=True)
     try:
-        res = train(cfg)
+        res = train(cfg, eval_hook=hook)
     except ValueError as e:
         raise ValueError(_flags(e, names)) from None
     if res["rank"] != 0:

@@ -290,11 +290,14 @@ def _compare_parser(sub) -> argparse.ArgumentParser:
                        description="Run the comparisons of the experiments chapter; results go to OUT "
                                    "(results.jsonl, summary.md, summary.csv, figures). Rerunning the same command "
                                    "skips finished runs and resumes an interrupted one.")
-    p.add_argument("--preset", choices=("quick", "first", "headlocal", "budget"), default="quick",
+    p.add_argument("--preset", choices=("quick", "first", "headlocal", "budget", "reference"),
+                   default="quick",
                    help="quick: minutes on a CPU, no files; first: the matroidal proposal's first comparison; "
                         "headlocal: DAMCHA's full vs head-local context; budget: rates chosen per model, 2M "
                         "characters per run, matched controls (hours; start the command twice to use two "
-                        "processes). first and budget need --ptb; headlocal reads it when given")
+                        "processes); reference: the reference implementation's other workflows, "
+                        "source-conditioned generation and masked reconstruction, with their metrics. first "
+                        "and budget need --ptb; headlocal reads it when given")
     p.add_argument("--out", default=None, help="output directory (default: runs/compare-PRESET)")
     p.add_argument("--dry-run", action="store_true", help="list the runs, marking those already done, and stop")
     p.add_argument("--ptb", default=None,

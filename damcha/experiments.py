@@ -271,7 +271,8 @@ class _BestKeeper:
         self.path = path
         self.best = load_checkpoint(path)["val"]["loss"] if path.exists() else math.inf
 
-    def __call__(self, model: nn.Module, task, cfg: TrainConfig, device, split: str = "val") -> dict:
+    def __call__(self, model: nn.Module, task, cfg: TrainConfig, device, split: str = "val",
+                 step: int | None = None) -> dict:
         if split != "val":
             return {}
         full = evaluate(model, task.val, task, replace(cfg, eval_batches=FULL_SPLIT), device)
@@ -287,10 +288,11 @@ class _Hooks:
         self.hooks = hooks
         self.__name__ = " + ".join(getattr(h, "__name__", type(h).__name__) for h in hooks)
 
-    def __call__(self, model: nn.Module, task, cfg: TrainConfig, device, split: str = "val") -> dict:
+    def __call__(self, model: nn.Module, task, cfg: TrainConfig, device, split: str = "val",
+                 step: int | None = None) -> dict:
         out = {}
         for h in self.hooks:
-            out.update(h(model, task, cfg, device, split=split))
+            out.update(h(model, task, cfg, device, split=split, step=step))
         return out
 
 def _hooks(spec: RunSpec, run_dir: Path) -> _Hooks | None:

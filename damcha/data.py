@@ -27,14 +27,14 @@ from torch.utils.data import Dataset, Subset, TensorDataset
 # %% auto #0
 __all__ = ['UNK', 'PTB_CHAR_URL', 'PTB_CHAR', 'IGNORE_INDEX', 'MNIST_FILES', 'HUTTER', 'HUTTER_SPLIT', 'TEXT8_CHARS',
            'SPECIAL_TOKENS', 'PAD_ID', 'SEP_ID', 'EOS_ID', 'UNK_ID', 'CONCEPT_WORDS', 'COMMONGEN_FILES',
-           'COMMONGEN_PARQUET', 'COMMONGEN_PARQUET_DIRS', 'PARALLEL_SPLITS', 'OBJECTIVES', 'RECALL_SIZES', 'TOKENIZERS',
-           'TASKS', 'IMAGE_TASKS', 'SEQ2SEQ_TASKS', 'DataNotFoundError', 'read_ptb_char', 'write_ptb_char', 'CharVocab',
-           'sha256_file', 'download', 'default_cache_dir', 'ptb_char_splits', 'split_points', 'split_text',
-           'CharLMDataset', 'AssociativeRecall', 'images_digits', 'images_cifar10', 'patchify', 'unpatchify',
-           'row_mask', 'mask_images', 'masked_patch_mse', 'PatchReconstructor', 'plot_reconstruction',
-           'images_cifar100', 'images_mnist', 'read_zip_member', 'hutter_corpus', 'encode_text8', 'CharTokenizer',
-           'BPETokenizer', 'tokenizer_from_dict', 'save_tokenizer', 'load_tokenizer', 'Seq2SeqDataset', 'concept_pairs',
-           'read_commongen', 'read_parallel', 'Task', 'make_task']
+           'COMMONGEN_PARQUET', 'COMMONGEN_PARQUET_DIRS', 'PARALLEL_SPLITS', 'WMT_CSV', 'OBJECTIVES', 'RECALL_SIZES',
+           'TOKENIZERS', 'TASKS', 'IMAGE_TASKS', 'SEQ2SEQ_TASKS', 'DataNotFoundError', 'read_ptb_char',
+           'write_ptb_char', 'CharVocab', 'sha256_file', 'download', 'default_cache_dir', 'ptb_char_splits',
+           'split_points', 'split_text', 'CharLMDataset', 'AssociativeRecall', 'images_digits', 'images_cifar10',
+           'patchify', 'unpatchify', 'row_mask', 'mask_images', 'masked_patch_mse', 'PatchReconstructor',
+           'plot_reconstruction', 'images_cifar100', 'images_mnist', 'read_zip_member', 'hutter_corpus', 'encode_text8',
+           'CharTokenizer', 'BPETokenizer', 'tokenizer_from_dict', 'save_tokenizer', 'load_tokenizer', 'Seq2SeqDataset',
+           'concept_pairs', 'read_commongen', 'read_parallel', 'wmt_csv_path', 'read_wmt_csv', 'Task', 'make_task']
 
 # %% ../nbs/08_data.ipynb #cfb52184
 class DataNotFoundError(FileNotFoundError, ValueError):
@@ -919,7 +919,8 @@ def _read_commongen(d: Path) -> tuple[dict, dict]: # split -> pairs, and split -
     if missing:
         want = "; ".join(f"{s}: {' or '.join(COMMONGEN_FILES[s])} or {COMMONGEN_PARQUET[s]}-*.parquet"
                          for s in missing)
-        raise DataNotFoundError(f"CommonGen folder {str(d)!r} lacks {want} (parquet also under common_gen/ or data/)")
+        raise DataNotFoundError(f"CommonGen folder {str(d)!r} lacks {want} "
+                                "(parquet also under common_gen/, data/ or CommonGen/)")
     return parts, left_out
 
 def read_commongen(data_dir: str | Path) -> dict[str, list[tuple[str, str]]]: # split -> (concepts, sentence)
@@ -954,6 +955,40 @@ def read_parallel(data_dir: str | Path, # holds train.en / train.de, valid.en / 
         want = ", ".join(f"{PARALLEL_SPLITS[s][0]}.{src} and {PARALLEL_SPLITS[s][0]}.{tgt}" for s in missing)
         raise DataNotFoundError(f"parallel-text folder {str(d)!r} lacks {want}")
     return out
+
+# %% ../nbs/08_data.ipynb #65f6b410
+WMT_CSV = "wmt_zh_en_training_corpus.csv" # the reference implementation's WMT file (a header row, then zh,en rows)
+
+def wmt_csv_path(data_dir: str | Path) -> Path | None:
+    "The reference's WMT CSV in `data_dir` or in `data_dir/WMT` (where the reference looks), if there is one."
+    d = Path(data_dir).expanduser()
+    return next((p for p in (d / WMT_CSV, d / "WMT" / WMT_CSV) if p.is_file()), None)
+
+def read_wmt_csv(path: str | Path, # the CSV file
+                 max_pairs: int | None = 100_000, # the first rows only (the reference's default); None: all
+                 val_share: float = 0.1, # the last share of them is the validation split, as in the reference
+                ) -> dict[str, list[tuple[str, str]]]: # split -> (Chinese source, English target)
+    "The reference implementation's WMT Chinese-English CSV: header row skipped, column 0 Chinese, column 1 English."
+    import csv
+    path = Path(path).expanduser()
+    if max_pairs is not None and (isinstance(max_pairs, bool) or not isinstance(max_pairs, int) or max_pairs < 2):
+        raise ValueError(f"max_pairs must be an int >= 2 or None, got {max_pairs!r}")
+    if not 0 < val_share < 1:
+        raise ValueError(f"val_share must be in (0, 1), got {val_share!r}")
+    pairs = []
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = csv.reader(f)
+        next(rows, None)                                                          # the header, "0,1"
+        for n, row in enumerate(rows, 2):
+            if max_pairs is not None and len(pairs) >= max_pairs:
+                break
+            if len(row) < 2:
+                raise ValueError(f"{path}:{n}: a row needs a Chinese and an English column, got {len(row)} column(s)")
+            pairs.append((row[0].strip(), row[1].strip()))
+    if len(pairs) < 2:
+        raise ValueError(f"{path}: {len(pairs)} sentence pair(s) after the header; at least 2 are needed")
+    cut = min(len(pairs) - 1, max(1, round(len(pairs) * (1 - val_share))))
+    return dict(train=pairs[:cut], val=pairs[cut:])
 
 # %% ../nbs/08_data.ipynb #05006460
 @dataclass
@@ -1128,6 +1163,8 @@ def _seq2seq_task(name: str, data=None, seq_len: int = 64, seed: int = 0, tokeni
     commongen, left_out = False, {}
     if synthetic:
         parts, source = concept_pairs(seed), "synthetic concept sets -> sentences (no file)"
+    elif name == "wmt14" and not (Path(data).expanduser() / "train.en").is_file() and wmt_csv_path(data):
+        parts, source = read_wmt_csv(wmt_csv_path(data)), f"the reference's WMT zh -> en CSV under {str(data)!r}"
     elif name == "wmt14" or (name == "seq2seq" and (Path(data).expanduser() / "train.en").is_file()):
         parts, source = read_parallel(data, "en", "de"), f"parallel text en -> de under {str(data)!r}"
     else:

@@ -7,29 +7,31 @@ from __future__ import annotations
 import collections, json, math, statistics
 from pathlib import Path
 from typing import Sequence
+from torch.utils.data import Subset
 from .experiments import RunSpec, DIGITS, attention_configs, curve_styles, _headline, _ms, _fmt, _num
 from .models import matched_qk_dim
 from .data import make_task
 
 # %% auto #0
 __all__ = ['RATES', 'TAUS', 'HEAD', 'CHARS', 'LONG', 'SHORT', 'DIGITS_LONG', 'DIGITS_SHORT', 'HEADLINE', 'CONTROLS', 'WIDTHS',
-           'WIDTH_CONFIGS', 'FRACTIONS', 'LOWDATA_CONFIGS', 'EXTEND', 'COMPARISONS', 'ngram_bpc', 'ngram_references',
-           'cached_references', 'beta_inc', 't_two_sided', 't_quantile', 'interval95', 'welch', 'holm',
-           'budget_configs', 'tuned', 'budget_runs', 'welch_table', 'selections', 'budget_report', 'plot_rates',
-           'plot_against_ngrams']
+           'WIDTH_CONFIGS', 'FRACTIONS', 'LOWDATA_EVAL', 'LOWDATA_CONFIGS', 'EXTEND', 'COMPARISONS',
+           'LOWDATA_COMPARISONS', 'ngram_bpc', 'ngram_references', 'cached_references', 'lowdata_references',
+           'beta_inc', 't_two_sided', 't_quantile', 'interval95', 'welch', 'holm', 'budget_configs', 'tuned',
+           'budget_runs', 'welch_table', 'selections', 'budget_report', 'plot_rates', 'plot_against_ngrams',
+           'plot_lowdata_ngrams']
 
 # %% ../nbs/10a_budget.ipynb #adc6f359
-def _kn_tables(train: str, order: int) -> list[dict]:
+def _kn_tables(train: str | Sequence[str], order: int) -> list[dict]:
     """Interpolated Kneser-Ney counts per history length k < order: history -> (counts of the next symbol, their
     total, how many distinct symbols follow). The longest histories count occurrences; shorter ones count distinct
-    left extensions (continuation counts)."""
-    top = order - 1
-    grams = collections.Counter(train[i - top:i + 1] for i in range(top, len(train)))   # order-grams
+    left extensions (continuation counts). `train` is one text or several pieces; no n-gram spans two pieces."""
+    top, pieces = order - 1, [train] if isinstance(train, str) else list(train)
+    grams = collections.Counter(t[i - top:i + 1] for t in pieces for i in range(top, len(t)))   # order-grams
     tables = [dict() for _ in range(order)]
     for g, c in grams.items():
         tables[top].setdefault(g[:-1], {})[g[-1]] = c
     for k in range(top - 1, -1, -1):
-        for g in {train[i - k - 1:i + 1] for i in range(k + 1, len(train))}:  # distinct (k+2)-grams x h w
+        for g in {t[i - k - 1:i + 1] for t in pieces for i in range(k + 1, len(t))}:  # distinct (k+2)-grams x h w
             nxt = tables[k].setdefault(g[1:-1], {})
             nxt[g[-1]] = nxt.get(g[-1], 0) + 1
     return [{h: (c, sum(c.values()), len(c)) for h, c in t.items()} for t in tables]
@@ -47,7 +49,7 @@ def _kn_prob(tables: list[dict], history: str, w: str, vocab_size: int, discount
         p = (max(counts.get(w, 0) - discount, 0.0) + discount * distinct * p) / total
     return p
 
-def ngram_bpc(train: str, # training symbols (one character per symbol)
+def ngram_bpc(train: str | Sequence[str], # training symbols (one character per symbol), or several pieces
               text: str, # symbols to score
               order: int, # 1: unigram, ..., 5: 5-gram
               vocab_size: int | None = None, # symbols in the vocabulary (default: those in train and text)
@@ -58,9 +60,10 @@ def ngram_bpc(train: str, # training symbols (one character per symbol)
         raise ValueError(f"order must be an int >= 1, got {order!r}")
     if not 0 < discount < 1:
         raise ValueError(f"discount must be in (0, 1), got {discount!r}")
-    if len(train) < order or not text:
-        raise ValueError(f"need at least order={order} training symbols and one symbol to score")
-    v = vocab_size or len(set(train) | set(text))
+    pieces = [train] if isinstance(train, str) else list(train)
+    if max(map(len, pieces), default=0) < order or not text:
+        raise ValueError(f"need a training piece of at least order={order} symbols and one symbol to score")
+    v = vocab_size or len(set("".join(pieces)) | set(text))
     tables = _kn_tables(train, order)
     bits = 0.0
     for i, w in enumerate(text):
@@ -71,9 +74,24 @@ def _symbols(ds) -> str:
     "A character-level dataset's token ids as a string, one character per id (the model's symbols, UNK included)."
     return "".join(map(chr, ds.ids.tolist()))
 
+def _pieces(ds) -> list[str]:
+    """The symbols a training set shows a model, as contiguous pieces: the whole text, or for a `Subset` of windows
+    (a share of the training data) the runs of consecutive chosen windows, each window its inputs and targets."""
+    if not isinstance(ds, Subset):
+        return [_symbols(ds)]
+    ids, n = ds.dataset.ids.tolist(), ds.dataset.seq_len
+    spans = []
+    for i in sorted(ds.indices):
+        s = i * n                                                                # the window covers ids[s : s + n + 1]
+        if spans and spans[-1][1] == s + 1:                                      # it continues the last span
+            spans[-1][1] = s + n + 1
+        else:
+            spans.append([s, s + n + 1])
+    return ["".join(map(chr, ids[a:b])) for a, b in spans]
+
 def ngram_references(task, orders=(1, 2, 3, 4, 5), splits=("val", "test")) -> dict[str, dict[int, float]]:
     "split -> order -> bits per character of count-based n-gram models on a character task's own splits."
-    train = _symbols(task.train)
+    train = _pieces(task.train)
     out = {}
     for split in splits:
         ds = getattr(task, split)
@@ -96,6 +114,27 @@ def cached_references(ptb_dir: str | Path, # the PTB character files
     path.write_text(json.dumps(dict(source=task.info["protocol"], model="interpolated Kneser-Ney, discount 0.75",
                                     characters=task.info["characters"], bpc=refs), indent=1))
     return refs
+
+def lowdata_references(ptb_dir: str | Path, # the PTB character files
+                       out: str | Path, # the comparison's folder: ngram_lowdata.json is kept there
+                       fractions: Sequence[float], # shares of the training windows
+                       seeds: Sequence[int], # a run's seed picks its share of windows
+                       seq_len: int, # the runs' window length
+                       orders=(1, 2, 3, 4, 5), log=print) -> dict[str, dict[int, dict]]:
+    """fraction -> seed -> split -> order -> bits per character of n-gram models counted on exactly the windows a run
+    with that share and seed trains on (`_pieces`), kept in `out/ngram_lowdata.json` as each is computed."""
+    path = Path(out) / "ngram_lowdata.json"
+    kept = json.loads(path.read_text()) if path.exists() else {}
+    for fr in fractions:
+        for s in seeds:
+            if str(s) in kept.get(f"{fr:g}", {}):
+                continue
+            log(f"n-gram references on {fr:g} of the training windows, seed {s}", flush=True)
+            task = make_task("ptb-char", data=str(ptb_dir), seq_len=seq_len, fraction=fr, seed=s)
+            kept.setdefault(f"{fr:g}", {})[str(s)] = ngram_references(task, orders)
+            path.write_text(json.dumps(kept, indent=1))
+    return {fr: {int(s): {sp: {int(n): v for n, v in r.items()} for sp, r in by.items()} for s, by in per.items()}
+            for fr, per in kept.items() if fr in {f"{f:g}" for f in fractions}}
 
 # %% ../nbs/10a_budget.ipynb #7c638b2a
 def _beta_cf(a: float, b: float, x: float, eps: float = 1e-15, max_terms: int = 1000) -> float:
@@ -183,7 +222,8 @@ HEADLINE = ("mha", "mha-tied", "dense-mahalanobis", "matroidal m=2d", "damcha ro
 CONTROLS = ("mha narrow", "matroidal m=d", "matroidal m=4d", "damcha rowsum head-local")
 WIDTHS = (32, 64) # besides 128, the headline width
 WIDTH_CONFIGS = ("mha", "dense-mahalanobis", "matroidal m=d", "matroidal m=2d", "matroidal m=4d", "damcha rowsum")
-FRACTIONS = (0.05, 0.2)
+FRACTIONS = (0.05, 0.2) # of the training text: 17.7k and 70.8k characters, 116 and 29 passes in a long run
+LOWDATA_EVAL = 20 # steps between evaluations there: the best model comes within a few hundred steps
 LOWDATA_CONFIGS = ("mha", "dense-mahalanobis", "matroidal m=2d", "damcha rowsum")
 
 def budget_configs(d_model: int = 128) -> dict[str, dict]:
@@ -300,7 +340,7 @@ def budget_runs(ptb_dir: str | Path, # the PTB character files
                       lambda k, g, w=w: (f"{k} d={w}", dict(g, d_model=w, n_heads=w // HEAD, d_ff=2 * w)))
     for fr in FRACTIONS:
         specs += rows("ptb-char low-data", LOWDATA_CONFIGS, three,
-                      lambda k, g, fr=fr: (f"{k} @{fr:g}", {**g, "fraction": fr}))
+                      lambda k, g, fr=fr: (f"{k} @{fr:g}", {**g, "fraction": fr, "eval_every": LOWDATA_EVAL}))
     return specs
 
 # %% ../nbs/10a_budget.ipynb #cd4cf909
@@ -308,6 +348,9 @@ COMPARISONS = (("mha-tied", "mha"), ("dense-mahalanobis", "mha"), ("matroidal m=
                ("matroidal m=2d", "dense-mahalanobis"), ("damcha rowsum", "mha-tied"),
                ("damcha rowsum", "damcha rowsum head-local"), ("mha-tied", "mha narrow"),
                ("matroidal m=2d", "mha narrow")) # the pairs the chapter's prose compares
+LOWDATA_COMPARISONS = tuple((f"{a} @{fr:g}", f"{b} @{fr:g}") for fr in FRACTIONS
+                            for a, b in (("dense-mahalanobis", "mha"), ("matroidal m=2d", "mha"),
+                                         ("damcha rowsum", "mha"), ("matroidal m=2d", "dense-mahalanobis")))
 
 def _per_seed(results: list[dict], exp: str, conf: str, split: str = "val") -> dict[int, float]:
     "seed -> the best-validation model's headline metric on `split`, for the finished runs of one row."
@@ -339,9 +382,12 @@ def selections(results: list[dict], exp: str) -> list[dict]:
 def _fmt_p(p: float) -> str:
     return f"{p:.2g}" if p >= 1e-4 else "< 1e-4"
 
-def budget_report(results: list[dict], out: str | Path, references: dict | None = None) -> Path:
+def budget_report(results: list[dict], out: str | Path, references: dict | None = None,
+                  lowdata: dict | None = None, # `lowdata_references`: n-grams on each share of the windows
+                 ) -> Path:
     """budget.md under `out`: the sweeps' choices, the rows with 95 % intervals, the n-gram reference lines, Welch
-    tests with Holm's correction and the stress runs; rates.png, the sweeps as a figure."""
+    tests with Holm's correction and the stress runs; rates.png, the sweeps as a figure; ngram_curves.png and
+    lowdata_ngrams.png, the models against the n-gram models."""
     out = Path(out)
     lines = ["# The budget protocol: results so far", ""]
     for exp in ("ptb-char", "digits"):
@@ -380,16 +426,26 @@ def budget_report(results: list[dict], out: str | Path, references: dict | None 
                   "|---" * (len(references["val"]) + 1) + "|"]
         lines += [f"| {s} | " + " | ".join(f"{v:.4f}" for v in refs.values()) + " |" for s, refs in references.items()]
         lines.append("")
-    tests = welch_table(results)
-    if tests:
-        lines += ["## Welch tests, ptb-char validation bits per character (Holm over the pairs tested)", "",
-                  "| a | b | seeds | mean a - b | t | df | p | p (Holm) |", "|---|---|---|---|---|---|---|---|"]
-        lines += [f"| {w['a']} | {w['b']} | {w['n_a']}, {w['n_b']} | {w['diff']:+.4f} | {w['t']:.2f} | "
-                  f"{w['df']:.1f} | {_fmt_p(w['p'])} | {_fmt_p(w['p_holm'])} |" for w in tests]
+    if lowdata:
+        orders = sorted({n for per in lowdata.values() for by in per.values() for n in by["val"]})
+        lines += ["## The same n-gram models counted on a share of the training windows (each seed's share; "
+                  "validation, mean over seeds)", "",
+                  "| share | seeds | " + " | ".join(f"{n}-gram" for n in orders) + " |",
+                  "|---" * (len(orders) + 2) + "|"]
+        lines += [f"| {fr} | {len(per)} | " + " | ".join(f"{statistics.fmean(by['val'][n] for by in per.values()):.4f}"
+                                                      for n in orders) + " |" for fr, per in lowdata.items()]
         lines.append("")
+    for exp, pairs in (("ptb-char", COMPARISONS), ("ptb-char low-data", LOWDATA_COMPARISONS)):
+        tests = welch_table(results, exp, pairs)
+        if tests:
+            lines += [f"## Welch tests, {exp} validation bits per character (Holm over the pairs tested)", "",
+                      "| a | b | seeds | mean a - b | t | df | p | p (Holm) |", "|---|---|---|---|---|---|---|---|"]
+            lines += [f"| {w['a']} | {w['b']} | {w['n_a']}, {w['n_b']} | {w['diff']:+.4f} | {w['t']:.2f} | "
+                      f"{w['df']:.1f} | {_fmt_p(w['p'])} | {_fmt_p(w['p_holm'])} |" for w in tests]
+            lines.append("")
     path = out / "budget.md"
     path.write_text("\n".join(lines))
-    _save_rates_figure(results, out, references)
+    _save_rates_figure(results, out, references, lowdata)
     return path
 
 def plot_rates(results: list[dict], exp: str, ax=None):
@@ -412,7 +468,8 @@ def plot_rates(results: list[dict], exp: str, ax=None):
     ax.legend(fontsize=6)
     return ax
 
-def _save_rates_figure(results: list[dict], out: Path, references: dict | None = None) -> None:
+def _save_rates_figure(results: list[dict], out: Path, references: dict | None = None,
+                       lowdata: dict | None = None) -> None:
     from matplotlib.figure import Figure
     exps = [e for e in ("ptb-char", "digits") if any(r["experiment"] == f"{e} rates" for r in results)]
     if exps:
@@ -426,6 +483,11 @@ def _save_rates_figure(results: list[dict], out: Path, references: dict | None =
         plot_against_ngrams(results, references, ax=fig.subplots())
         fig.tight_layout()
         fig.savefig(out / "ngram_curves.png", dpi=110)
+    if any(r["experiment"] == "ptb-char low-data" and r.get("best") for r in results):
+        fig = Figure(figsize=(6, 3.6))
+        plot_lowdata_ngrams(results, lowdata, references, ax=fig.subplots())
+        fig.tight_layout()
+        fig.savefig(out / "lowdata_ngrams.png", dpi=110)
 
 def plot_against_ngrams(results: list[dict], references: dict | None, exp: str = "ptb-char", configs=HEADLINE,
                         ax=None):
@@ -451,4 +513,35 @@ def plot_against_ngrams(results: list[dict], references: dict | None, exp: str =
     ax.set_ylabel("validation bits per character")
     ax.set_title(f"{exp}: whole validation split", fontsize=9)
     ax.legend(fontsize=6)
+    return ax
+
+def plot_lowdata_ngrams(results: list[dict], lowdata: dict | None, references: dict | None = None,
+                        configs=LOWDATA_CONFIGS, ax=None):
+    """Best validation bits per character against the share of the training windows (mean and standard deviation
+    over seeds; the whole text from the `ptb-char` rows), with the n-gram models counted on the same shares."""
+    import matplotlib.pyplot as plt
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.6))
+    shares = sorted({float(r["config"].rpartition(" @")[2]) for r in results if r["experiment"] == "ptb-char low-data"})
+    for conf, style in zip(configs, curve_styles(len(configs))):
+        pts = [(fr, list(_per_seed(results, "ptb-char low-data", f"{conf} @{fr:g}").values())) for fr in shares]
+        pts += [(1.0, list(_per_seed(results, "ptb-char", conf).values()))]
+        pts = [(fr, v) for fr, v in pts if v]
+        ax.errorbar([fr for fr, _ in pts], [statistics.fmean(v) for _, v in pts],
+                    yerr=[statistics.stdev(v) if len(v) > 1 else 0 for _, v in pts], capsize=2, ms=4, lw=1.2,
+                    label=conf, **style)
+    for order in (2, 3, 4, 5):
+        pts = [(float(fr), statistics.fmean(by["val"][order] for by in per.values()))
+               for fr, per in (lowdata or {}).items() if all(order in by["val"] for by in per.values())]
+        if references and order in references.get("val", {}):
+            pts.append((1.0, references["val"][order]))
+        xs, ys = [x for x, _ in pts], [y for _, y in pts]
+        if xs:
+            ax.plot(xs, ys, color="grey", lw=0.8, ls=":", marker=".")
+            ax.text(xs[0], ys[0], f" {order}-gram", fontsize=6, color="grey", ha="right", va="bottom")
+    ax.set_xscale("log")
+    ax.set_xlabel("share of the training windows")
+    ax.set_ylabel("best validation bits per character")
+    ax.set_title("ptb-char: less data, with n-gram models of the same share", fontsize=9)
+    ax.legend(fontsize=6, loc="lower center")
     return ax

@@ -696,8 +696,11 @@ def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_r
     write_tables(rows, out)
     _save_figures(results, rows, out)
     if preset == "budget":
-        from damcha.budget import budget_report, cached_references
-        budget_report(results, out, cached_references(specs[0].settings["data"], out))
+        from damcha.budget import budget_report, cached_references, lowdata_references, FRACTIONS, CHARS
+        data = specs[0].settings["data"]
+        low = sorted({r["seed"] for r in results if r["experiment"].endswith("low-data")})
+        lowdata = lowdata_references(data, out, FRACTIONS, low, CHARS["seq_len"], log=log) if low else None
+        budget_report(results, out, cached_references(data, out), lowdata)
     log(table_markdown(rows))
     log(f"results: {out / 'results.jsonl'}\ntables: {out / 'summary.md'}, {out / 'summary.csv'}")
     return rows

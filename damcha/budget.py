@@ -64,7 +64,7 @@ def ngram_bpc(train: str | Sequence[str], # training symbols (one character per 
     if max(map(len, pieces), default=0) < order or not text:
         raise ValueError(f"need a training piece of at least order={order} symbols and one symbol to score")
     v = vocab_size or len(set("".join(pieces)) | set(text))
-    tables = _kn_tables(train, order)
+    tables = _kn_tables(pieces, order)
     bits = 0.0
     for i, w in enumerate(text):
         bits -= math.log2(_kn_prob(tables, text[max(0, i - order + 1):i], w, v, discount))
@@ -223,7 +223,7 @@ CONTROLS = ("mha narrow", "matroidal m=d", "matroidal m=4d", "damcha rowsum head
 WIDTHS = (32, 64) # besides 128, the headline width
 WIDTH_CONFIGS = ("mha", "dense-mahalanobis", "matroidal m=d", "matroidal m=2d", "matroidal m=4d", "damcha rowsum")
 FRACTIONS = (0.05, 0.2) # of the training text: 17.7k and 70.8k characters, 116 and 29 passes in a long run
-LOWDATA_EVAL = 20 # steps between evaluations there: the best model comes within a few hundred steps
+LOWDATA_EVAL = 20 # steps between evaluations there: a run that overfits has its best model early
 LOWDATA_CONFIGS = ("mha", "dense-mahalanobis", "matroidal m=2d", "damcha rowsum")
 
 def budget_configs(d_model: int = 128) -> dict[str, dict]:
@@ -445,7 +445,7 @@ def budget_report(results: list[dict], out: str | Path, references: dict | None 
             lines.append("")
     path = out / "budget.md"
     path.write_text("\n".join(lines))
-    _save_rates_figure(results, out, references, lowdata)
+    _save_report_figures(results, out, references, lowdata)
     return path
 
 def plot_rates(results: list[dict], exp: str, ax=None):
@@ -468,8 +468,8 @@ def plot_rates(results: list[dict], exp: str, ax=None):
     ax.legend(fontsize=6)
     return ax
 
-def _save_rates_figure(results: list[dict], out: Path, references: dict | None = None,
-                       lowdata: dict | None = None) -> None:
+def _save_report_figures(results: list[dict], out: Path, references: dict | None = None,
+                         lowdata: dict | None = None) -> None:
     from matplotlib.figure import Figure
     exps = [e for e in ("ptb-char", "digits") if any(r["experiment"] == f"{e} rates" for r in results)]
     if exps:

@@ -68,6 +68,7 @@ def _check_config(cfg: TrainConfig):
     _check_real("fraction", cfg.fraction, 0, 1, lo_open=True)
     _check_real("dropout", cfg.dropout, 0, 1, hi_open=True)
     _check_real("weight_decay", cfg.weight_decay, 0)
+    _check_real("beta2", cfg.beta2, 0, 1, hi_open=True)
     _check_real("aux_weight", cfg.aux_weight, 0)
     if cfg.grad_clip is not None:
         try:
@@ -105,6 +106,7 @@ class TrainConfig:
     min_lr_ratio: float = 0.1 # the cosine schedule ends at lr * min_lr_ratio
     warmup: int = 50 # linear warm-up steps
     weight_decay: float = 0.01 # AdamW, on matrices only
+    beta2: float = 0.95 # AdamW's second-moment decay (nanoGPT's character recipe: 0.99)
     grad_clip: float | None = 1.0 # max global gradient norm; 0 or None: no clipping (nan, inf refused)
     aux_weight: float = 0.01 # weight of auxiliary losses (MoA load balance, bayesian KL)
     mask_rows: int = 1 # reconstruct: rows of patches masked per image
@@ -287,7 +289,7 @@ def lr_at(cfg: TrainConfig, step: int) -> float:
 def make_optimizer(model: nn.Module, cfg: TrainConfig, device="cpu") -> torch.optim.Optimizer:
     "AdamW over `param_groups(model, lr, weight_decay)`, fused on CUDA; each group keeps its rate as `base_lr`."
     fused = {"fused": True} if torch.device(device).type == "cuda" else {}
-    opt = torch.optim.AdamW(param_groups(model, cfg.lr, cfg.weight_decay), lr=cfg.lr, betas=(0.9, 0.95), **fused)
+    opt = torch.optim.AdamW(param_groups(model, cfg.lr, cfg.weight_decay), lr=cfg.lr, betas=(0.9, cfg.beta2), **fused)
     for g in opt.param_groups:
         g["base_lr"] = g["lr"]
     return opt

@@ -8,7 +8,7 @@ __all__ = ['train', 'MetricGenerator', 'DamchaAttention', 'MatroidalAttention', 
            'ATTENTIONS', 'make_attention', 'Decoder', 'VisionTransformer', 'TransformerPC', 'to_rowsum', 'param_counts',
            'make_task', 'TrainConfig', 'compare']
 
-# %% ../nbs/16_package.ipynb #98f96efa
+# %% ../nbs/16_package.ipynb #c1290652
 from .generator import MetricGenerator
 from .attention import DamchaAttention
 from .matroid import MatroidalAttention, DenseMahalanobisAttention
@@ -18,7 +18,7 @@ from .data import make_task
 from .train import TrainConfig
 from .experiments import compare
 
-# %% ../nbs/16_package.ipynb #6df57e86
+# %% ../nbs/16_package.ipynb #ff37ad78
 import inspect as _inspect
 import sys as _sys
 import types as _types

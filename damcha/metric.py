@@ -56,8 +56,10 @@ def show_metric(M: Tensor, # (D, D) metric to draw
                 n_heads: int, # H: grid lines every dh rows and columns
                 ax=None, # matplotlib Axes to draw on (a new figure if None)
                 title: str | None = None,
-                cmap: str = "viridis"):
-    "Heatmap of `|M|` with the `H x H` block grid; returns the matplotlib `Axes`."
+                cmap: str | None = None, # default: "viridis" for |M|, "RdBu_r" signed
+                signed: bool = False, # draw M on a scale symmetric about 0 instead of |M|
+               ):
+    "Heatmap of `|M|` (or of `M` itself, `signed=True`) with the `H x H` block grid; returns the matplotlib `Axes`."
     import matplotlib.pyplot as plt
     M = torch.as_tensor(M).detach().float().cpu()
     if M.ndim != 2:
@@ -65,10 +67,14 @@ def show_metric(M: Tensor, # (D, D) metric to draw
     dh = head_dim(M.shape[0], n_heads, "M.shape[0]")
     if ax is None:
         _, ax = plt.subplots(figsize=(3.2, 3.2))
-    im = ax.imshow(M.abs().numpy(), cmap=cmap)
+    if signed:
+        v = M.abs().max().item() or 1.0
+        im = ax.imshow(M.numpy(), cmap=cmap or "RdBu_r", vmin=-v, vmax=v)
+    else:
+        im = ax.imshow(M.abs().numpy(), cmap=cmap or "viridis")
     for b in range(1, n_heads):
-        ax.axhline(b*dh - .5, color="w", lw=.8)
-        ax.axvline(b*dh - .5, color="w", lw=.8)
+        ax.axhline(b*dh - .5, color="k" if signed else "w", lw=.8)
+        ax.axvline(b*dh - .5, color="k" if signed else "w", lw=.8)
     ax.set_xticks([])
     ax.set_yticks([])
     if title:

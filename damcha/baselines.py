@@ -312,31 +312,35 @@ class MixtureOfAttentionHeads(LogitsSource, nn.Module):
         P = (probs * w[..., None]).sum((0, 1)) / n                                     # (E,)
         return self.n_experts * (f * P).sum(), (torch.logsumexp(logits, -1).pow(2) * w).sum() / n
 
-    def forward(self, x: Tensor, mask: Tensor | None = None, padding_mask: Tensor | None = None,
-                causal: bool = False, cache: dict | None = None) -> Tensor: # (B, T, D)
-        x, pm = prepare_call(x, self.d_model, self.n_heads, mask, padding_mask, causal, cache)
-        B, T, _ = x.shape
-        H, E, dh = self.n_heads, self.n_experts, self.dh
-        idx, gates, probs, logits = self.route(x)                                      # (B, T, k) x 2, (B, T, E) x 2
-        qa = torch.einsum('btd,ehd->bteh', x, self.q_experts)                      # (B, T, E, dh): every expert's query
-        if self.q_bias is not None:
-            qa = qa + self.q_bias
-        sel = idx.unsqueeze(-1).expand(B, T, H, dh)
-        q = rearrange(qa.gather(2, sel), 'b t k d -> b k t d')                        # (B, k, T, dh): the selected ones
-        k, v = self.k_proj(x).unsqueeze(1), self.v_proj(x).unsqueeze(1)                # (B, 1, T, dh): shared
-        if cache is not None:
-            k, v = extend_cache(cache, "k", k), extend_cache(cache, "v", v)           # (B, 1, S, dh)
-            cache["n"] = k.shape[2]
-        S = k.shape[2]
-        o = _sdpa_attend(q, k.expand(B, H, S, dh), v.expand(B, H, S, dh), mask, pm, causal, cache is not None,
-                        self.dropout if self.training else 0.0, layer=self)           # (B, k, T, dh)
-        o = rearrange(o, 'b k t d -> b t k d') * gates.unsqueeze(-1)                   # (B, T, k, dh), gated
-        o = o.new_zeros(B, T, E, dh).scatter_add(2, sel, o)                         # (B, T, E, dh): back to the experts
-        y = torch.einsum('bted,eod->bto', o, self.o_experts)                           # (B, T, D): sum of gated W^o_e
-        self.aux_loss, self.z_loss = self.balance_losses(idx, probs, logits, pm)
-        if self.out_bias is not None:
-            y = y + self.out_bias
-        return zero_padded_queries(y, pm)
+# %% ../nbs/06_baselines.ipynb #0247e0f2
+def _moa_forward(self: MixtureOfAttentionHeads, x: Tensor, mask: Tensor | None = None, padding_mask: Tensor | None = None,
+        causal: bool = False, cache: dict | None = None) -> Tensor: # (B, T, D)
+    "Each token's `k` experts attend over the shared keys and values; their gated outputs, projected by `W^o_e`."
+    x, pm = prepare_call(x, self.d_model, self.n_heads, mask, padding_mask, causal, cache)
+    B, T, _ = x.shape
+    H, E, dh = self.n_heads, self.n_experts, self.dh
+    idx, gates, probs, logits = self.route(x)                                      # (B, T, k) x 2, (B, T, E) x 2
+    qa = torch.einsum('btd,ehd->bteh', x, self.q_experts)                      # (B, T, E, dh): every expert's query
+    if self.q_bias is not None:
+        qa = qa + self.q_bias
+    sel = idx.unsqueeze(-1).expand(B, T, H, dh)
+    q = rearrange(qa.gather(2, sel), 'b t k d -> b k t d')                        # (B, k, T, dh): the selected ones
+    k, v = self.k_proj(x).unsqueeze(1), self.v_proj(x).unsqueeze(1)                # (B, 1, T, dh): shared
+    if cache is not None:
+        k, v = extend_cache(cache, "k", k), extend_cache(cache, "v", v)           # (B, 1, S, dh)
+        cache["n"] = k.shape[2]
+    S = k.shape[2]
+    o = _sdpa_attend(q, k.expand(B, H, S, dh), v.expand(B, H, S, dh), mask, pm, causal, cache is not None,
+                    self.dropout if self.training else 0.0, layer=self)           # (B, k, T, dh)
+    o = rearrange(o, 'b k t d -> b t k d') * gates.unsqueeze(-1)                   # (B, T, k, dh), gated
+    o = o.new_zeros(B, T, E, dh).scatter_add(2, sel, o)                         # (B, T, E, dh): back to the experts
+    y = torch.einsum('bted,eod->bto', o, self.o_experts)                           # (B, T, D): sum of gated W^o_e
+    self.aux_loss, self.z_loss = self.balance_losses(idx, probs, logits, pm)
+    if self.out_bias is not None:
+        y = y + self.out_bias
+    return zero_padded_queries(y, pm)
+
+MixtureOfAttentionHeads.forward = _moa_forward
 
 # %% ../nbs/06_baselines.ipynb #2f002327
 HEAD_KINDS = ("global", "local", "forward", "backward")

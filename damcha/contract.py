@@ -7,38 +7,12 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 from torch import Tensor
+from .metric import check_tokens, check_padding_mask # chapter 00's validators, part of the contract
+_all_ = ["check_tokens", "check_padding_mask"]
 
 # %% auto #0
-__all__ = ['check_tokens', 'check_padding_mask', 'check_attn_mask', 'build_attn_mask', 'causal_block_mask', 'extend_cache',
-           'prepare_call', 'sdpa_attend', 'zero_padded_queries']
-
-# %% ../nbs/01_contract.ipynb #935294e9
-def check_tokens(x: Tensor, d_model: int | None = None, name: str = "x") -> tuple[int, int, int]:
-    "`B, T, D` of a `(B, T, D)` floating tensor; a `ValueError` for any other rank, width or dtype."
-    if not isinstance(x, Tensor) or x.ndim != 3:
-        got = tuple(x.shape) if isinstance(x, Tensor) else type(x).__name__
-        raise ValueError(f"{name} must have shape (B, T, D), got {got}")
-    if not x.is_floating_point():
-        raise ValueError(f"{name} must be a floating tensor, got dtype {x.dtype}")
-    if d_model is not None and x.shape[-1] != d_model:
-        raise ValueError(f"{name} must have shape (B, T, {d_model}), got {tuple(x.shape)}")
-    return tuple(x.shape)
-
-def check_padding_mask(padding_mask: Tensor | None, B: int, T: int, require_real: bool = False) -> Tensor | None:
-    "The padding mask as a `(B, T)` bool tensor (True = real token) or None; `require_real`: each row needs a real one."
-    if padding_mask is None:
-        return None
-    if not isinstance(padding_mask, Tensor) or tuple(padding_mask.shape) != (B, T):
-        got = tuple(padding_mask.shape) if isinstance(padding_mask, Tensor) else type(padding_mask).__name__
-        raise ValueError(f"padding_mask must have shape (B, T) = ({B}, {T}), got {got}")
-    if padding_mask.is_floating_point() or padding_mask.is_complex():
-        raise ValueError(f"padding_mask must be bool or integer (True/1 = real token), got dtype {padding_mask.dtype}")
-    pm = padding_mask.bool()
-    if require_real and not bool(pm.any(-1).all()):
-        bad = (~pm.any(-1)).nonzero().flatten().tolist()
-        raise ValueError(f"padding_mask hides every token of sequence(s) {bad}: "
-                         "each sequence needs at least one real token")
-    return pm
+__all__ = ['check_attn_mask', 'build_attn_mask', 'causal_block_mask', 'extend_cache', 'prepare_call', 'sdpa_attend',
+           'zero_padded_queries', 'check_tokens', 'check_padding_mask']
 
 # %% ../nbs/01_contract.ipynb #449c9dd4
 def check_attn_mask(mask: Tensor, B: int, H: int, T: int) -> Tensor:

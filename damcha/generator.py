@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from .metric import head_dim, blocks, rowsum
-from .contract import check_tokens, check_padding_mask
+from .metric import check_tokens, check_padding_mask
 
 # %% auto #0
 __all__ = ['StructuredMLPForM', 'MetricGenerator', 'context', 'metric_queries', 'param_groups', 'clip_grad_norm_',

@@ -105,7 +105,8 @@ def process_notebook(src: Path) -> dict:
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
-                raise BuildError(f"{src}: cell {cell.idx_} has an error output ({out.get('ename')}: {out.get('evalue')})")
+                what = f"{out.get('ename')}: {out.get('evalue')}"
+                raise BuildError(f"{src}: cell {cell.idx_} has an error output ({what})")
     procs = [P.populate_language, P.add_show_docs, P.strip_ansi, P.hide_line, P.filter_stream_, P.rm_header_dash,
              P.clean_magics, P.hide_, P.strip_hidden_metadata]
     NBProcessor(nb=nb, procs=procs, rm_directives=True, process=True)
@@ -179,8 +180,8 @@ def _source_after_docs(cells: list[dict]) -> list[dict]:
 # --- step 3: links -------------------------------------------------------------------------------------------------
 
 # pieces of markdown that are not prose: headings, fenced code, inline code, display and inline math, links and images
-PROTECT = re.compile(r"(?m:^#{1,6} [^\n]*$)|```.*?```|~~~.*?~~~|`[^`\n]+`|\$\$.*?\$\$|(?<!\\)\$[^$\n]+?(?<!\\)\$|!?\[[^\]]*\]\([^)]*\)"
-                     r"|<[^>\n]+>", re.S)
+PROTECT = re.compile(r"(?m:^#{1,6} [^\n]*$)|```.*?```|~~~.*?~~~|`[^`\n]+`|\$\$.*?\$\$|(?<!\\)\$[^$\n]+?(?<!\\)\$"
+                     r"|!?\[[^\]]*\]\([^)]*\)|<[^>\n]+>", re.S)
 CHAPTERS = re.compile(r"\b(?P<word>[Cc]hapters?)(?P<sep>\s+)(?P<nums>\d{1,2}[a-z]?(?:(?:,\s*|,?\s+(?:and|to|or)\s+)"
                       r"\d{1,2}[a-z]?)*)\b(?P<poss>'s)?")
 NB_FILE = re.compile(r"\b(?P<stem>\d{2}[a-z]?_\w+|index)\.ipynb\b")

@@ -1,7 +1,7 @@
 """Tests of the website's build and browser check: each check can fail, on small made-up books.
 
     pytest -p no:nbval tools/site/test_site.py      (the browser tests need /usr/bin/chromium)"""
-import json, sys
+import json, re, sys
 from pathlib import Path
 import pytest
 
@@ -104,3 +104,20 @@ def test_check_passes_then_fails_on_a_broken_page(tmp_path):
     for want in ("raw TeX in the text", "image does not load: _images/missing.png", "HTTP 404",
                  "leads to no file", "an nbdev directive is shown", "a request leaves the site: http://203.0.113.9"):
         assert want in failures, (want, failures)
+
+
+def test_readme_section_and_ci_block():
+    "The README's website section has one command, and CI runs its build step verbatim, then the browser check."
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "README.md").read_text(encoding="utf-8")
+    assert "## The book as a website" in text
+    section = text.split("## The book as a website", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```bash\n(.*?)```", section, re.S)
+    assert len(blocks) == 1, blocks
+    install, build_cmd = blocks[0].strip().split(" && ")
+    assert install == "pip install -e '.[docs]'"
+    ci = (root / ".ci" / "run").read_text(encoding="utf-8")
+    block = ci.split('echo "== website: build and browser check"', 1)[1].split('echo "== CI passed"')[0]
+    lines = [l.strip() for l in block.splitlines()]
+    assert build_cmd in lines and "python tools/site/check.py --site _site --shots _shots" in lines
+    assert "python -m pytest -p no:nbval -q tools/site/test_site.py" in lines

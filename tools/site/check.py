@@ -147,10 +147,13 @@ def check_page(page, url: str, name: str, wait_for: str | None = None) -> tuple[
     if wait_for:
         try:
             page.wait_for_selector(wait_for, timeout=20000)
+        except Exception:
+            failures.append(f"{name}: nothing matches {wait_for!r} after 20 s")
+        try:
             page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20000)
             page.wait_for_timeout(500)                              # the results' math, typeset as they arrive
         except Exception:
-            failures.append(f"{name}: nothing matches {wait_for!r} after 20 s")
+            failures.append(f"{name}: MathJax did not start within 20 s")
     page.wait_for_load_state("networkidle")
     facts = page.evaluate(PAGE_FACTS)
     failures += [f"{name}: a request leaves the site: {u}" for u in outside]

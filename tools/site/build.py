@@ -219,6 +219,26 @@ def linkify(md: str, chapters: dict[str, str], api: dict[str, str], page: str) -
     return "".join(out)
 
 
+def foreign_names(nb_path: Path) -> set[str]:
+    "Names a notebook imports from outside the package (timm's `VisionTransformer`): not linked to the book's API."
+    out = set()
+    for c in json.loads(nb_path.read_text(encoding="utf-8"))["cells"]:
+        if c["cell_type"] != "code":
+            continue
+        src = "".join(c["source"])
+        src = "\n".join(l for l in src.splitlines() if not l.lstrip().startswith(("%", "!")))
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and not (node.module or "").startswith("damcha"):
+                out |= {a.asname or a.name for a in node.names}
+            elif isinstance(node, ast.Import):
+                out |= {a.asname or a.name.split(".")[0] for a in node.names if not a.name.startswith("damcha")}
+    return out
+
+
 def slug(heading: str) -> str:
     "The anchor MyST gives a heading (`myst_heading_anchors`): GitHub's rule."
     from myst_parser.mdit_to_docutils.base import default_slugify
@@ -295,9 +315,11 @@ def build(nbs: Path, proc: Path, out: Path, jobs: int = 1) -> list[str]:
     api = api_targets(processed)
     for p in notebooks:
         nb = processed[p.stem]
+        foreign = foreign_names(p)
         for c in nb["cells"]:
             if c["cell_type"] == "markdown":
-                c["source"] = resolve_images(linkify(c["source"], chapters, api, p.stem), nbs, proc, p)
+                own_api = {k: v for k, v in api.items() if k not in foreign}
+                c["source"] = resolve_images(linkify(c["source"], chapters, own_api, p.stem), nbs, proc, p)
         if p.stem == "index":
             nb["cells"].append(toctree([(q.stem, title(processed[q.stem], q.stem)) for q in notebooks[1:]]))
         (proc / p.name).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

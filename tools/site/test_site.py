@@ -121,3 +121,10 @@ def test_readme_section_and_ci_block():
     lines = [l.strip() for l in block.splitlines()]
     assert build_cmd in lines and "python tools/site/check.py --site _site --shots _shots" in lines
     assert "python -m pytest -p no:nbval -q tools/site/test_site.py" in lines
+
+
+def test_names_from_other_libraries_are_not_linked(tmp_path):
+    nb = tmp_path / "13_x.ipynb"
+    nb.write_text(json.dumps(_nb(("code", "%matplotlib inline\nfrom timm.models import VisionTransformer\n"
+                                          "from damcha.models import Decoder\nimport numpy as np"))), encoding="utf-8")
+    assert build.foreign_names(nb) == {"VisionTransformer", "np"}

@@ -15,60 +15,15 @@ from .metric import head_dim
 from .generator import MetricGenerator, context
 from .contract import (check_tokens, check_padding_mask, check_attn_mask, build_attn_mask, causal_block_mask,
                              extend_cache, prepare_call, sdpa_attend, zero_padded_queries)
-from .contract import _check_cache_call as check_cache_call # its old public name here, for code that imports it
+from .contract import LogitsSource as _LogitsSource, keep_logits as _keep_logits
+import importlib
+import warnings
 
 # %% auto #0
-__all__ = ['MBasedAttention', 'LogitsSource', 'keep_scores', 'keep_logits', 'DamchaAttention', 'cached_context',
-           'recording_logits', 'attention_logits', 'masked_weights']
-
-# %% ../nbs/04_attention.ipynb #63d0923c
-class LogitsSource:
-    "Marks an attention layer that stores its pre-softmax logits on a forward while `record_logits` is on."
-    record_logits: bool = False
-    last_logits: Tensor | None = None # (B, H, T, S) what the softmax receives, masked entries included
-    last_visible: Tensor | None = None # (B, H, T, S) bool: visible key of a real query; None: every entry
-
-def keep_scores(layer: LogitsSource,
-                s: Tensor, # (B, H, T, S) scores before any mask
-                attn_mask: Tensor | None = None, # bool (True = visible) or additive float, broadcastable to s
-                alive: Tensor | None = None, # (B|1, H|1, T, 1) rows that see a key; None: all
-                padding_mask: Tensor | None = None, # (B, T) bool, True = real query
-               ) -> None:
-    "Store on `layer` the logits the softmax receives (`s` plus an additive mask) and the entries that count."
-    vis = None
-    if attn_mask is not None and attn_mask.dtype == torch.bool:
-        vis = attn_mask
-    elif attn_mask is not None:
-        vis = attn_mask > float("-inf")
-        s = torch.where(vis, s + attn_mask, s)                                     # an additive mask is in the logits
-    if alive is not None:
-        vis = alive if vis is None else vis & alive
-    if padding_mask is not None:
-        real = padding_mask[:, None, :, None]                                      # (B, 1, T, 1) real queries
-        vis = real if vis is None else vis & real
-    layer.last_logits = s.detach()
-    layer.last_visible = None if vis is None else vis.expand(s.shape)              # (B, H, T, S)
-
-def keep_logits(layer: LogitsSource,
-                q: Tensor, k: Tensor, # (B, H, T, E), (B, H, S, E)
-                scale: float, # logits are q . k * scale
-                mask: Tensor | None = None, # user mask; with `cached`, an internal bool (B|1, H|1, T, S) mask
-                padding_mask: Tensor | None = None, causal: bool = False,
-                cached: bool = False, # the queries are the last T of S positions (a decoding cache)
-               ) -> None:
-    "`keep_scores` for the logits `q k^T * scale`, computed explicitly, under the contract's masks."
-    B, H, T, _ = q.shape
-    S = k.shape[2]
-    s = torch.einsum('bhte,bhse->bhts', q, k) * scale                              # (B, H, T, S)
-    if cached:
-        vis = causal_block_mask(T, S, q.device).view(1, 1, T, S)                   # (1, 1, T, S)
-        keep_scores(layer, s, vis if mask is None else vis & mask)
-        return
-    attn_mask, alive = build_attn_mask(B, H, T, mask, padding_mask, causal, device=q.device, dtype=s.dtype)
-    keep_scores(layer, s, attn_mask, alive, padding_mask)
+__all__ = ['MBasedAttention', 'DamchaAttention', 'cached_context']
 
 # %% ../nbs/04_attention.ipynb #3c2e6071
-class DamchaAttention(LogitsSource, nn.Module):
+class DamchaAttention(_LogitsSource, nn.Module):
     "Data-Adaptive Mahalanobis Cross-Head Attention: `(B, T, D) -> (B, T, D)` with queries `x_i m_i` and keys `x_i`."
     def __init__(self, d_model: int, n_heads: int,
                  dropout: float = 0.0, # attention-weight dropout (training only)
@@ -167,7 +122,7 @@ def _attend(self: DamchaAttention, q: Tensor, k: Tensor, v: Tensor, mask, pm, ca
         v = extend_cache(cache, "v", v)                                        # (B, H, S, dh)
         cache["n"] = k.shape[2]
     if self.record_logits:                                                     # a monitor asked: explicit logits
-        keep_logits(self, q, k, self.dh ** -0.5, mask, pm, causal, cache is not None)
+        _keep_logits(self, q, k, self.dh ** -0.5, mask, pm, causal, cache is not None)
     return sdpa_attend(q, k, v, mask, pm, causal, cache is not None, p)       # (B, H, T, dh)
 
 def _query_chunk(self: DamchaAttention) -> int | None:
@@ -202,35 +157,16 @@ def cached_context(x: Tensor, # (B, T, D) the new tokens
     count = torch.arange(n + 1, n + x.shape[1] + 1, device=x.device, dtype=x.dtype)   # (T,)
     return csum / count.view(1, -1, 1)
 
-# %% ../nbs/04_attention.ipynb #ad80dd26
-@contextlib.contextmanager
-def recording_logits(model: nn.Module):
-    "Inside the block every `LogitsSource` in `model` stores its logits on each forward; yields those layers."
-    layers = [m for m in model.modules() if isinstance(m, LogitsSource)]
-    for m in layers:
-        m.record_logits = True
-        m.last_logits, m.last_visible = None, None
-    try:
-        yield layers
-    finally:
-        for m in layers:
-            m.record_logits = False
+# %% ../nbs/04_attention.ipynb #f24b2431
+_MOVED = {name: ("damcha.contract", name) for name in ("LogitsSource", "keep_scores", "keep_logits",
+                                                        "recording_logits", "attention_logits", "masked_weights")}
+_MOVED["check_cache_call"] = ("damcha.contract", "_check_cache_call")
 
-def attention_logits(layer: nn.Module, x: Tensor, # (B, T, D)
-                     **kwargs, # what the layer's forward takes: mask, padding_mask, causal, metrics, cache
-                    ) -> tuple[Tensor, Tensor | None]: # (B, H, T, S) logits, (B, H, T, S) bool visible or None
-    "One forward of `layer` with recording on: its pre-softmax logits and the entries that count."
-    if not isinstance(layer, LogitsSource):
-        raise ValueError(f"layer must be an attention layer of damcha (a LogitsSource), got {type(layer).__name__}")
-    with recording_logits(layer):
-        layer(x, **kwargs)
-    return layer.last_logits, layer.last_visible
-
-def masked_weights(logits: Tensor, # (B, H, T, S)
-                   visible: Tensor | None = None, # (B, H, T, S) bool, or None: all
-                  ) -> Tensor: # (B, H, T, S) attention weights; rows with no visible entry are 0
-    "The softmax over the visible entries."
-    if visible is None:
-        return logits.softmax(-1)
-    a = logits.masked_fill(~visible, float("-inf")).softmax(-1)
-    return a.masked_fill(~visible.any(-1, keepdim=True), 0.)
+def __getattr__(name: str):
+    "The first edition's names of this module: found where they live now, with a warning that names the new path."
+    if name not in _MOVED:
+        raise AttributeError(f"module 'damcha.attention' has no attribute {name!r}")
+    module, attr = _MOVED[name]
+    warnings.warn(f"damcha.attention.{name} moved: import it from {module} (the old path goes in the next release)",
+                  DeprecationWarning, stacklevel=2)
+    return getattr(importlib.import_module(module), attr)

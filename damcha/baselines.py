@@ -13,8 +13,8 @@ from torch import Tensor
 from einops import rearrange
 from .metric import head_dim
 from .contract import (check_attn_mask, build_attn_mask, causal_block_mask, extend_cache, prepare_call, sdpa_attend,
-                             zero_padded_queries, _attention_mask, _masked_softmax, _visible_keys)
-from .attention import LogitsSource, keep_logits, keep_scores
+                             zero_padded_queries, attention_mask, masked_softmax, visible_keys)
+from .contract import LogitsSource, keep_logits, keep_scores
 
 # %% auto #0
 __all__ = ['HEAD_KINDS', 'MultiHeadAttention', 'TiedMultiHeadAttention', 'qk_dim_for_params', 'TalkingHeadsAttention', 'compose',
@@ -128,11 +128,11 @@ class TalkingHeadsAttention(MultiHeadAttention):
         B, H, T, _ = q.shape
         s = torch.einsum('bhtd,bhsd->bhts', q, k) / math.sqrt(self.dh)                # (B, H, T, S)
         s = torch.einsum('bhts,hg->bgts', s, self.pre_mix)                            # L' = L P_l
-        attn_mask, alive = _attention_mask(B, H, T, k.shape[2], mask, pm, causal, cache is not None, x.device, s.dtype)
+        attn_mask, alive = attention_mask(B, H, T, k.shape[2], mask, pm, causal, cache is not None, x.device, s.dtype)
         if self.record_logits:
             keep_scores(self, s, attn_mask, alive, pm)
-        a = torch.einsum('bhts,hg->bgts', _masked_softmax(s, attn_mask, alive), self.post_mix)  # W' = W P_w
-        keep = _visible_keys(attn_mask, alive)
+        a = torch.einsum('bhts,hg->bgts', masked_softmax(s, attn_mask, alive), self.post_mix)  # W' = W P_w
+        keep = visible_keys(attn_mask, alive)
         if keep is not None:
             a = a * keep                                              # per-head masks hold after mixing
         o = F.dropout(a, self.dropout_p) @ v                                           # (B, H, T, dh)
@@ -202,13 +202,13 @@ class DCMHAttention(MultiHeadAttention):
         s = torch.einsum('bhtd,bhsd->bhts', q, k) / math.sqrt(self.dh)                # (B, H, T, S)
         s = compose(s, eye + self.static[0], w1[:, :, 0], w2[:, :, 0], dd[:, :, 0],
                     kw1[:, :, 0], kw2[:, :, 0], kdd[:, :, 0])
-        attn_mask, alive = _attention_mask(B, H, T, k.shape[2], mask, pm, causal, cache is not None, x.device, s.dtype)
+        attn_mask, alive = attention_mask(B, H, T, k.shape[2], mask, pm, causal, cache is not None, x.device, s.dtype)
         if self.record_logits:
             keep_scores(self, s, attn_mask, alive, pm)
-        a = _masked_softmax(s, attn_mask, alive)                                        # (B, H, T, S)
+        a = masked_softmax(s, attn_mask, alive)                                        # (B, H, T, S)
         a = compose(a, eye + self.static[1], w1[:, :, 2], w2[:, :, 2], dd[:, :, 2],
                     kw1[:, :, 1], kw2[:, :, 1], kdd[:, :, 1])
-        keep = _visible_keys(attn_mask, alive)
+        keep = visible_keys(attn_mask, alive)
         if keep is not None:
             a = a * keep                                              # per-head masks hold after composing
         o = F.dropout(a, self.dropout_p) @ v                                           # (B, H, T, dh)

@@ -11,8 +11,10 @@ from .metric import check_tokens, check_padding_mask # chapter 00's validators, 
 _all_ = ["check_tokens", "check_padding_mask"]
 
 # %% auto #0
-__all__ = ['check_attn_mask', 'build_attn_mask', 'causal_block_mask', 'extend_cache', 'prepare_call', 'sdpa_attend',
-           'zero_padded_queries', 'check_tokens', 'check_padding_mask']
+__all__ = ['check_attn_mask', 'build_attn_mask', 'causal_block_mask', 'extend_cache', 'prepare_call', 'attention_mask',
+           'sdpa_attend', 'masked_softmax', 'zero_padded_queries', 'visible_keys', 'LogitsSource', 'keep_scores',
+           'keep_logits', 'recording_logits', 'attention_logits', 'masked_weights', 'check_tokens',
+           'check_padding_mask']
 
 # %% ../nbs/01_contract.ipynb #449c9dd4
 def check_attn_mask(mask: Tensor, B: int, H: int, T: int) -> Tensor:
@@ -114,7 +116,7 @@ def prepare_call(x: Tensor, # (B, T, D) tokens
     return x, pm
 
 # %% ../nbs/01_contract.ipynb #df35dd7d
-def _attention_mask(B: int, H: int, T: int, # batch, heads, new queries
+def attention_mask(B: int, H: int, T: int, # batch, heads, new queries
                     S: int, # keys (S = T without a cache)
                     mask: Tensor | None = None, # user mask; with `cached`, an internal bool (B|1, H|1, T, S) mask
                     padding_mask: Tensor | None = None, # (B, T) bool, already checked
@@ -144,16 +146,16 @@ def sdpa_attend(q: Tensor, k: Tensor, v: Tensor, # (B, H, T, E), (B, H, S, E), (
     B, H, T, E = q.shape
     if causal and not cached and mask is None and padding_mask is None:
         return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True, scale=scale)
-    attn_mask, alive = _attention_mask(B, H, T, k.shape[2], mask, padding_mask, causal, cached, q.device, q.dtype)
+    attn_mask, alive = attention_mask(B, H, T, k.shape[2], mask, padding_mask, causal, cached, q.device, q.dtype)
     o = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=dropout_p, scale=scale)
     if alive is None:
         return o
     return o * alive                                                                   # rows with no visible key -> 0
 
-def _masked_softmax(s: Tensor, # (B, H, T, S) logits
-                    attn_mask: Tensor | None = None, alive: Tensor | None = None, # from `_attention_mask`
+def masked_softmax(s: Tensor, # (B, H, T, S) logits
+                    attn_mask: Tensor | None = None, alive: Tensor | None = None, # from `attention_mask`
                   ) -> Tensor: # (B, H, T, S) weights; rows with no visible key are 0
-    "Softmax over keys under a mask from `_attention_mask`."
+    "Softmax over keys under a mask from `attention_mask`."
     if attn_mask is not None and attn_mask.is_floating_point():
         s = s + attn_mask
     elif attn_mask is not None:
@@ -169,9 +171,91 @@ def zero_padded_queries(y: Tensor, # (B, T, D) layer outputs
         return y
     return y.masked_fill(~padding_mask.unsqueeze(-1), 0.)
 
-def _visible_keys(attn_mask: Tensor | None, alive: Tensor | None) -> Tensor | None:
+def visible_keys(attn_mask: Tensor | None, alive: Tensor | None) -> Tensor | None:
     "The bool `(.., T, S)` pattern of keys a query may use (False on all of a dead row), or None when all are visible."
     if attn_mask is None:
         return None
     vis = attn_mask if attn_mask.dtype == torch.bool else attn_mask > float("-inf")
     return vis if alive is None else vis & alive
+
+# %% ../nbs/01_contract.ipynb #63d0923c
+class LogitsSource:
+    "Marks an attention layer that stores its pre-softmax logits on a forward while `record_logits` is on."
+    record_logits: bool = False
+    last_logits: Tensor | None = None # (B, H, T, S) what the softmax receives, masked entries included
+    last_visible: Tensor | None = None # (B, H, T, S) bool: visible key of a real query; None: every entry
+
+def keep_scores(layer: LogitsSource,
+                s: Tensor, # (B, H, T, S) scores before any mask
+                attn_mask: Tensor | None = None, # bool (True = visible) or additive float, broadcastable to s
+                alive: Tensor | None = None, # (B|1, H|1, T, 1) rows that see a key; None: all
+                padding_mask: Tensor | None = None, # (B, T) bool, True = real query
+               ) -> None:
+    "Store on `layer` the logits the softmax receives (`s` plus an additive mask) and the entries that count."
+    vis = None
+    if attn_mask is not None and attn_mask.dtype == torch.bool:
+        vis = attn_mask
+    elif attn_mask is not None:
+        vis = attn_mask > float("-inf")
+        s = torch.where(vis, s + attn_mask, s)                                     # an additive mask is in the logits
+    if alive is not None:
+        vis = alive if vis is None else vis & alive
+    if padding_mask is not None:
+        real = padding_mask[:, None, :, None]                                      # (B, 1, T, 1) real queries
+        vis = real if vis is None else vis & real
+    layer.last_logits = s.detach()
+    layer.last_visible = None if vis is None else vis.expand(s.shape)              # (B, H, T, S)
+
+def keep_logits(layer: LogitsSource,
+                q: Tensor, k: Tensor, # (B, H, T, E), (B, H, S, E)
+                scale: float, # logits are q . k * scale
+                mask: Tensor | None = None, # user mask; with `cached`, an internal bool (B|1, H|1, T, S) mask
+                padding_mask: Tensor | None = None, causal: bool = False,
+                cached: bool = False, # the queries are the last T of S positions (a decoding cache)
+               ) -> None:
+    "`keep_scores` for the logits `q k^T * scale`, computed explicitly, under the contract's masks."
+    B, H, T, _ = q.shape
+    S = k.shape[2]
+    s = torch.einsum('bhte,bhse->bhts', q, k) * scale                              # (B, H, T, S)
+    if cached:
+        vis = causal_block_mask(T, S, q.device).view(1, 1, T, S)                   # (1, 1, T, S)
+        keep_scores(layer, s, vis if mask is None else vis & mask)
+        return
+    attn_mask, alive = build_attn_mask(B, H, T, mask, padding_mask, causal, device=q.device, dtype=s.dtype)
+    keep_scores(layer, s, attn_mask, alive, padding_mask)
+
+# %% ../nbs/01_contract.ipynb #ad80dd26
+import contextlib
+import torch.nn as nn
+
+@contextlib.contextmanager
+def recording_logits(model: nn.Module):
+    "Inside the block every `LogitsSource` in `model` stores its logits on each forward; yields those layers."
+    layers = [m for m in model.modules() if isinstance(m, LogitsSource)]
+    for m in layers:
+        m.record_logits = True
+        m.last_logits, m.last_visible = None, None
+    try:
+        yield layers
+    finally:
+        for m in layers:
+            m.record_logits = False
+
+def attention_logits(layer: nn.Module, x: Tensor, # (B, T, D)
+                     **kwargs, # what the layer's forward takes: mask, padding_mask, causal, metrics, cache
+                    ) -> tuple[Tensor, Tensor | None]: # (B, H, T, S) logits, (B, H, T, S) bool visible or None
+    "One forward of `layer` with recording on: its pre-softmax logits and the entries that count."
+    if not isinstance(layer, LogitsSource):
+        raise ValueError(f"layer must be an attention layer of damcha (a LogitsSource), got {type(layer).__name__}")
+    with recording_logits(layer):
+        layer(x, **kwargs)
+    return layer.last_logits, layer.last_visible
+
+def masked_weights(logits: Tensor, # (B, H, T, S)
+                   visible: Tensor | None = None, # (B, H, T, S) bool, or None: all
+                  ) -> Tensor: # (B, H, T, S) attention weights; rows with no visible entry are 0
+    "The softmax over the visible entries."
+    if visible is None:
+        return logits.softmax(-1)
+    a = logits.masked_fill(~visible, float("-inf")).softmax(-1)
+    return a.masked_fill(~visible.any(-1, keepdim=True), 0.)

@@ -17,7 +17,7 @@ from torch import Tensor
 from einops import rearrange
 from .metric import head_dim
 from .contract import extend_cache, prepare_call, sdpa_attend, zero_padded_queries
-from .attention import LogitsSource, keep_logits
+from .contract import LogitsSource, keep_logits
 
 # %% auto #0
 __all__ = ['GRAPH_KINDS', 'graph_edges', 'incidence_matrix', 'tu_brute_force', 'tu_two_per_column', 'is_totally_unimodular',

@@ -3,7 +3,8 @@
 # pins (dev_requirements, timm==X), take its tests/, sort damcha_vit_* into timm's model lists as timm sorts its vit_*
 # (classify.py), and run `pytest tests/test_models.py -k damcha` (the markers timm's CI runs) against the installed timm
 # and damcha. Every collected test must pass; none collected fails too (pytest exits 5).
-# Usage: tools/timm_tests/run.sh [extra pytest arguments]; TIMM_TESTS_DIR=DIR keeps the download and the tests in DIR.
+# Usage: tools/timm_tests/run.sh [extra pytest arguments, e.g. -k "damcha and not base": the last -k wins];
+# TIMM_TESTS_DIR=DIR keeps the download and the tests in DIR.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"

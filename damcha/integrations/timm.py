@@ -4,7 +4,7 @@
 
 # %% ../../nbs/13_timm.ipynb #0debcfc5
 from __future__ import annotations
-import inspect
+import contextlib, inspect
 import torch
 import torch.nn as nn
 from torch import Tensor
@@ -13,12 +13,14 @@ try:
 except ImportError as e:
     raise ImportError("damcha.integrations.timm needs timm: pip install 'damcha[timm]'") from e
 from timm.data import IMAGENET_DEFAULT_MEAN, IMAGENET_DEFAULT_STD
+from timm.layers import register_notrace_module
 from timm.models import build_model_with_cfg, generate_default_cfgs, register_model
-from timm.models.vision_transformer import Block, VisionTransformer
+from timm.models.vision_transformer import Block, VisionTransformer, checkpoint_filter_fn
 if "is_causal" not in inspect.signature(Block.forward).parameters:                    # the attention call we adapt to
     raise ImportError(f"damcha.integrations.timm needs a timm whose blocks pass attn_mask and is_causal "
                       f"(tested: 1.0.31), found {timm.__version__}: pip install 'damcha[timm]'")
-from ..generator import MetricGenerator, context
+from ..attention import DamchaAttention
+from ..generator import MetricGenerator
 from ..models import attention_class, make_attention
 
 # %% auto #0
@@ -54,26 +56,31 @@ class SharedMetrics:
     "DAMCHA's stack-wise sharing in a timm model: a pre-hook on the first block makes the metrics once per forward."
     def __init__(self, generator: MetricGenerator):
         self.generator = generator
-        self.context = None                                                            # (B, D), or (B, N, D) if causal
+        self.tokens = None                                                             # (B, N, D), kept for layer_bias
+        self.causal = False
         self.metrics = None                                                            # (B, [N,] H, dh, dh)
 
     def __call__(self, block: nn.Module, args: tuple, kwargs: dict) -> None:
-        "The hook: `args[0]` is the stack input `(B, N, D)`."
-        x = args[0] if args else kwargs["x"]
-        if kwargs.get("attn_mask") is not None:
-            raise ValueError("attn_mask: a shared DAMCHA generator averages every token into its context; masked or "
-                             "padded inputs need share_mlp=False (each layer then reads its own input)")
-        self.context = context(x, causal=bool(kwargs.get("is_causal", False)))
-        self.metrics = None if self.generator.layer_bias else self.generator.head_metrics(self.context)
+        "The hook: the stack input `(B, N, D)` and `is_causal` as the first block gets them (proxies under FX)."
+        x = args[0] if args else kwargs["x"]                                           # (B, N, D)
+        self.causal = args[2] if len(args) > 2 else kwargs.get("is_causal", False)
+        self.tokens = x if self.generator.layer_bias else None
+        self.metrics = None if self.generator.layer_bias else self.generator(x, self.causal)
 
     def metrics_for(self, index: int) -> Tensor:
         "The head metrics of block `index` in the current forward."
-        if self.context is None:
+        if self.metrics is None and self.tokens is None:
             raise RuntimeError("no shared metrics yet: call the model (its first block computes them), "
                                "not a block alone")
         if self.generator.layer_bias:
-            return self.generator.head_metrics(self.context, layer=index)
+            return self.generator(self.tokens, self.causal, None, index)              # (B, [N,] H, dh, dh)
         return self.metrics
+
+    def __getstate__(self) -> dict:
+        "Copies (EMA, `deepcopy`, pickling) keep the generator, not the last forward's tensors."
+        return dict(self.__dict__, tokens=None, causal=False, metrics=None)
+
+register_notrace_module(MetricGenerator)                                              # FX: a leaf, called, not traced
 
 # %% ../../nbs/13_timm.ipynb #392285cf
 _VIT_KW = (set(inspect.signature(VisionTransformer.__init__).parameters)
@@ -82,6 +89,36 @@ _VIT_KW = (set(inspect.signature(VisionTransformer.__init__).parameters)
 _GEN_ALIASES = {"mlp_hidden": "hidden", "mlp_dropout": "dropout"}                   # DamchaAttention's names for them
 _GEN_KW = set(inspect.signature(MetricGenerator.__init__).parameters) - {"self", "d_model", "n_heads", "n_layers",
                                                                          "hidden", "dropout"}
+_LAYER_GEN_KW = set(inspect.signature(MetricGenerator.__init__).parameters) - {"self", "d_model", "n_heads", "hidden",
+                                                                               "use_mlp", "dropout"}
+_SET_HERE = {"self", "d_model", "n_heads", "dropout", "bias", "own_generator"}        # create_vit passes these itself
+
+class _UnknownOption(TypeError, ValueError):
+    "An argument no part of the model takes: a `TypeError`, as timm's `create_model` promises, and a `ValueError`."
+
+def _option_names(cls: type[nn.Module]) -> set[str] | None:
+    "The keyword options of attention class `cls`, through the `**kwargs` it hands on; None where they are unknowable."
+    names = set()
+    for c in cls.__mro__:
+        if "__init__" not in vars(c):
+            continue
+        if c is nn.Module:
+            return None
+        ps = inspect.signature(c.__init__).parameters
+        names |= {n for n, p in ps.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        if c is DamchaAttention:                                                       # its **kwargs: the generator's
+            return (names | _LAYER_GEN_KW) - _SET_HERE
+        if not any(p.kind is p.VAR_KEYWORD for p in ps.values()):
+            return names - _SET_HERE
+    return None
+
+def _check_options(attention: str, opts: dict) -> None:
+    "Refuse, naming it, an option that neither timm's ViT, its builder nor the attention (or its generator) takes."
+    known = _option_names(attention_class(attention))
+    unknown = sorted(set(opts) - known) if known is not None else []
+    if unknown:
+        raise _UnknownOption(f"{unknown[0]}: not an argument of timm's VisionTransformer or builder, nor an option of "
+                             f"the {attention!r} attention (its options: {', '.join(sorted(known)) or 'none'})")
 
 def _shared_generator(model: VisionTransformer, opts: dict) -> SharedMetrics:
     "Take the generator options out of `opts`, register one generator on `model` and hook it before the first block."
@@ -91,14 +128,12 @@ def _shared_generator(model: VisionTransformer, opts: dict) -> SharedMetrics:
             gen[_GEN_ALIASES.get(k, k)] = opts.pop(k)
     if gen.get("layer_bias"):
         gen["n_layers"] = len(model.blocks)
-    try:
-        model.metric_generator = MetricGenerator(model.embed_dim, model.blocks[0].attn.num_heads, **gen)
-    except TypeError as e:
-        raise ValueError(f"generator options: {e}") from e
+    model.metric_generator = MetricGenerator(model.embed_dim, model.blocks[0].attn.num_heads, **gen)
     shared = SharedMetrics(model.metric_generator)
     model.blocks[0].register_forward_pre_hook(shared, with_kwargs=True)
     return shared
 
+# %% ../../nbs/13_timm.ipynb #4afc68f0
 def create_vit(variant: str, # the registered name, for timm's pretrained_cfg
                pretrained: bool = False, # no DAMCHA weights are published: must be False
                attention: str = "damcha", # a name in `damcha.models.ATTENTIONS`
@@ -112,6 +147,7 @@ def create_vit(variant: str, # the registered name, for timm's pretrained_cfg
     attention_class(attention)
     vit = {k: v for k, v in kwargs.items() if k in _VIT_KW}
     opts = {k: v for k, v in kwargs.items() if k not in _VIT_KW}
+    _check_options(attention, opts)
     for k in ("qk_norm", "scale_attn_norm", "attn_layer"):
         if vit.get(k):
             raise ValueError(f"{k}: not available with the book's attention layers (they replace timm's attention)")
@@ -122,17 +158,18 @@ def create_vit(variant: str, # the registered name, for timm's pretrained_cfg
     model = build_model_with_cfg(VisionTransformer, variant, pretrained=False,
                                  feature_cfg=dict(out_indices=out_indices, feature_cls="getter"), **vit)
     vit_model = model if isinstance(model, VisionTransformer) else model.model         # features_only: timm's wrapper
-    shared = None
-    if attention == "damcha" and share_mlp:
-        shared = _shared_generator(vit_model, opts)
-        opts["own_generator"] = False
-    H, D = vit_model.blocks[0].attn.num_heads, vit_model.embed_dim
-    for i, blk in enumerate(vit_model.blocks):
-        try:
-            layer = make_attention(attention, D, H, dropout=blk.attn.attn_drop.p, bias=bias, **opts)
-        except TypeError as e:
-            raise ValueError(f"attention options for {attention!r}: {e}") from e
-        blk.attn = TimmAttention(layer, blk.attn.proj_drop.p, i, shared)
+    device, dtype = vit.get("device"), vit.get("dtype")                                # create_model(device=, dtype=)
+    with torch.device(device) if device is not None else contextlib.nullcontext():
+        shared = None
+        if attention == "damcha" and share_mlp:
+            shared = _shared_generator(vit_model, opts)
+            vit_model.metric_generator.to(dtype=dtype)
+            opts["own_generator"] = False
+        H, D = vit_model.blocks[0].attn.num_heads, vit_model.embed_dim
+        for i, blk in enumerate(vit_model.blocks):
+            layer = make_attention(attention, D, H, dropout=blk.attn.attn_drop.p, bias=bias, **opts).to(dtype=dtype)
+            register_notrace_module(type(layer))                                       # FX: a leaf, called, not traced
+            blk.attn = TimmAttention(layer, blk.attn.proj_drop.p, i, shared)
     return model
 
 # %% ../../nbs/13_timm.ipynb #e8aa7112
@@ -142,6 +179,7 @@ _SIZES = {"tiny": dict(embed_dim=192, depth=12, num_heads=3), "small": dict(embe
 default_cfgs = generate_default_cfgs({                                                 # read by timm's register_model
     f"damcha_vit_{size}_patch16_224": dict(url="", num_classes=1000, input_size=(3, 224, 224), crop_pct=0.9,
                                           interpolation="bicubic", mean=IMAGENET_DEFAULT_MEAN, std=IMAGENET_DEFAULT_STD,
+                                          fixed_input_size=True, pool_size=None,      # as timm's ViTs: tokens, no map
                                           first_conv="patch_embed.proj", classifier="head", license="mit")
     for size in _SIZES})
 
@@ -185,7 +223,7 @@ def load_stock_weights(model: VisionTransformer, # from `create_vit`
                        state_dict: dict, # a stock timm ViT of the same shape (e.g. a pretrained one)
                       ) -> dict[str, list[str]]:
     "Copy every stock weight `model` has a place for; returns the model's `missing` keys and the stock keys `dropped`."
-    new = stock_to_book_state_dict(state_dict)
+    new = stock_to_book_state_dict(checkpoint_filter_fn(state_dict, model))           # timm's: pos_embed to the grid
     own = model.state_dict()
     dropped = [k for k in new if k not in own]
     keep = {k: v for k, v in new.items() if k in own}

@@ -545,7 +545,7 @@ def _cmd_evaluate(args) -> int:
 # %% ../nbs/15_cli.ipynb #f83a52a5
 def main(argv: list[str] | None = None) -> int:
     "The `damcha` command: `damcha train ...`, `damcha evaluate ...`, `damcha compare ...`, `damcha bench ...`."
-    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")                  # huge pages for large CPU tensors (chapter 11)
+    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")                  # huge pages for large CPU tensors (chapter 12)
     parser = _Parser(prog="damcha",
                      description="Data-Adaptive Mahalanobis Cross-Head Attention: train, evaluate and measure.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -2,7 +2,7 @@
 
     pip install -e '.[docs]' && python tools/site/build.py --out _site
 
-Every notebook in `nbs/` becomes one page, in the book's order (index, 00, 01, ..., 10, 10a, 11, ...). Nothing is
+Every notebook in `nbs/` becomes one page, in the book's order (index, 00, 01, ..., 11, 11a, 11b, 12, ...). Nothing is
 executed: the committed outputs are shown as they are. The steps:
 
 1. nbdev's processors (`nbdev.processors`) apply the directives: `add_show_docs` adds a `show_doc` after every
@@ -13,7 +13,7 @@ executed: the committed outputs are shown as they are. The steps:
 2. The directives Quarto would apply are applied here: `#| echo: false` (output without code), `#| output: false`,
    `#| include: false`, `#| eval: false`; an `#| export` cell's source is folded under its API entry (one click
    opens it), a `#| default_exp` cell is dropped, and every `#|` line is removed from what is shown.
-3. Links: "chapter 02", "chapters 00 to 04", `02_generator.ipynb` become links to the chapter's page, a name in
+3. Links: "chapter 01", "chapters 00 to 04", `01_generator.ipynb` become links to the chapter's page, a name in
    backticks that a chapter exports (`DamchaAttention`) a link to its API entry; a markdown image written relative to
    the repository root (as the README needs) is found there.
 4. Sphinx (`tools/site/conf.py`) renders the processed notebooks in `_proc/` with MyST-NB (execution off), Furo's
@@ -36,7 +36,7 @@ class BuildError(Exception):
 
 
 def chapter_key(path: Path) -> tuple:
-    "The book's order: index first, then by chapter number, `10` before `10a`."
+    "The book's order: index first, then by chapter number, `11` before `11a`."
     if path.stem == "index":
         return (-1, "")
     m = NB_NAME.match(path.name)
@@ -50,7 +50,7 @@ def book_order(nbs: Path) -> list[Path]:
 
 
 def chapter_map(notebooks: list[Path]) -> dict[str, str]:
-    "Chapter numbers as the prose writes them ('02', '2', '10a') -> the notebook's stem."
+    "Chapter numbers as the prose writes them ('02', '2', '11a') -> the notebook's stem."
     out = {}
     for p in notebooks:
         m = NB_NAME.match(p.name)

@@ -24,7 +24,7 @@ def _nb(*cells):
 
 
 def _book(tmp: Path, **extra) -> Path:
-    "A two-chapter book: index and chapter 00 (math, a committed figure, a hidden cell, a link to chapter 0)."
+    "A two-chapter book: index and chapter 00 (math, a committed figure, a hidden cell, a link to chapter 00)."
     nbs = tmp / "nbs"
     nbs.mkdir()
     pages = {
@@ -34,7 +34,7 @@ def _book(tmp: Path, **extra) -> Path:
                          ("code", "#| echo: false\nprint(1)", [{"output_type": "stream", "name": "stdout",
                                                                 "text": "1\n"}]),
                          ("markdown", f"![a figure]({PNG.relative_to(PNG.parents[2]).as_posix()})"),
-                         ("markdown", "Back to the [index](index.ipynb); chapters 0 and 00.")),
+                         ("markdown", "Back to the [index](index.ipynb); chapters 00 and 00.")),
     }
     pages.update(extra)
     for name, nb in pages.items():
@@ -47,14 +47,14 @@ def _build(tmp: Path, nbs: Path) -> int:
 
 
 def test_order_and_links():
-    paths = [Path(f"{n}.ipynb") for n in ("11_bench", "10a_budget", "index", "02_generator", "10_experiments")]
+    paths = [Path(f"{n}.ipynb") for n in ("12_bench", "11a_budget", "index", "01_generator", "11_experiments")]
     assert [p.stem for p in sorted(paths, key=build.chapter_key)] == \
-        ["index", "02_generator", "10_experiments", "10a_budget", "11_bench"]
+        ["index", "01_generator", "11_experiments", "11a_budget", "12_bench"]
     ch = build.chapter_map(paths)
-    md = build.linkify("See chapter 02, chapters 10 and 10a, `11_bench.ipynb`; not $chapter 2$ nor `chapter 2`.",
+    md = build.linkify("See chapter 01, chapters 11 and 11a, `12_bench.ipynb`; not $chapter 01$ nor `chapter 01`.",
                        ch, {"DamchaAttention": "04_attention.ipynb#damchaattention"}, "index")
-    assert md == ("See chapter [02](02_generator.ipynb), chapters [10](10_experiments.ipynb) and "
-                  "[10a](10a_budget.ipynb), [`11_bench.ipynb`](11_bench.ipynb); not $chapter 2$ nor `chapter 2`.")
+    assert md == ("See chapter [02](01_generator.ipynb), chapters [10](11_experiments.ipynb) and "
+                  "[11a](11a_budget.ipynb), [`12_bench.ipynb`](12_bench.ipynb); not $chapter 01$ nor `chapter 01`.")
     assert build.linkify("`DamchaAttention`", ch, {"DamchaAttention": "a.ipynb#x"}, "index") == \
         "[`DamchaAttention`](a.ipynb#x)"
 

@@ -53,7 +53,7 @@ def test_order_and_links():
     ch = build.chapter_map(paths)
     md = build.linkify("See chapter 01, chapters 11 and 11a, `12_bench.ipynb`; not $chapter 01$ nor `chapter 01`.",
                        ch, {"DamchaAttention": "04_attention.ipynb#damchaattention"}, "index")
-    assert md == ("See chapter [02](01_generator.ipynb), chapters [10](11_experiments.ipynb) and "
+    assert md == ("See chapter [01](01_generator.ipynb), chapters [11](11_experiments.ipynb) and "
                   "[11a](11a_budget.ipynb), [`12_bench.ipynb`](12_bench.ipynb); not $chapter 01$ nor `chapter 01`.")
     assert build.linkify("`DamchaAttention`", ch, {"DamchaAttention": "a.ipynb#x"}, "index") == \
         "[`DamchaAttention`](a.ipynb#x)"

@@ -4,6 +4,7 @@
 
 # %% ../nbs/07_models.ipynb #485290aa
 from __future__ import annotations
+import copy
 import math
 import torch
 import torch.nn as nn
@@ -338,14 +339,15 @@ def param_counts(model: nn.Module) -> dict[str, int]:
                 metric_identifiable=metric["identifiable"])
 
 def to_rowsum(model: nn.Module) -> nn.Module:
-    "Replace, in place, every `'full'` `MetricGenerator` in `model` by its `to_rowsum()` equivalent; return `model`."
+    "A copy of `model` with every `'full'` `MetricGenerator` replaced by its `to_rowsum()` equivalent; `model` is kept."
+    model = copy.deepcopy(model)
     slots, new = [], {}
     for parent in model.modules():
         for name, child in parent.named_children():
             if isinstance(child, MetricGenerator) and child.parameterization == "full":
                 slots.append((parent, name, child))
-    for _, _, child in slots:                                                  # all converted before any swap:
-        if id(child) not in new:                                               # a refusal leaves model as it was
+    for _, _, child in slots:                                                  # a shared generator converts once
+        if id(child) not in new:
             new[id(child)] = child.to_rowsum()
     for parent, name, child in slots:
         setattr(parent, name, new[id(child)])

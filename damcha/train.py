@@ -155,10 +155,14 @@ def resolve_device(name: str = "auto") -> torch.device:
         return torch.device("cuda" if torch.cuda.is_available() else "mps" if has_mps else "cpu")
     try:
         dev = torch.device(name)
-    except RuntimeError as e:
+    except (RuntimeError, TypeError) as e:
         raise ValueError(f"device must be auto, cpu, cuda, cuda:N or mps, got {name!r}") from e
+    if dev.type not in ("cpu", "cuda", "mps") or (dev.type != "cuda" and dev.index not in (None, 0)):
+        raise ValueError(f"device must be auto, cpu, cuda, cuda:N or mps, got {name!r} (the loop trains on those)")
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {name!r} asked for, but CUDA is not available here")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ValueError(f"device {name!r} asked for, but this machine has {torch.cuda.device_count()} CUDA device(s)")
     if dev.type == "mps" and not has_mps:
         raise ValueError("device 'mps' asked for, but MPS is not available here")
     return dev
@@ -625,13 +629,16 @@ class NonFiniteLossError(RuntimeError):
     "Training met a non-finite loss or gradient norm and stopped."
 
 def read_metrics(path: str | Path) -> list[dict]:
-    "The records of a `metrics.jsonl` file; a `ValueError` naming the file and line for one that is not a record."
+    "The JSON objects of a JSON-lines file (`metrics.jsonl`); a `ValueError` naming the file and line for another line."
     out = []
     for i, line in enumerate(Path(path).read_bytes().splitlines(), 1):
         if line.strip():
-            r = _record(line)
-            if r is None:
-                raise ValueError(f"{path}, line {i}: not a metrics record: {line[:60]!r}")
+            try:
+                r = json.loads(line.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                r = None
+            if not isinstance(r, dict):
+                raise ValueError(f"{path}, line {i}: not a JSON object: {line[:60]!r}")
             out.append(r)
     return out
 
@@ -916,6 +923,10 @@ def _open_task(cfg: TrainConfig, main: bool, world: int) -> Task:
     if cfg.fraction < 1 and len(task.train) < cfg.batch_size:
         raise ValueError(f"fraction={cfg.fraction:g} leaves {len(task.train)} training example(s), fewer than one "
                          f"batch (batch_size={cfg.batch_size}): choose a larger fraction")
+    grid = task.image_size // task.patch_size if task.kind == "reconstruct" else None
+    if grid is not None and not 1 <= cfg.mask_rows < grid:
+        raise ValueError(f"mask_rows must be in [1, {grid - 1}] for the {grid} x {grid} patch grid of {cfg.task}, got "
+                         f"{cfg.mask_rows}")
     protocol = str(task.info.get("protocol", ""))
     if main and protocol.startswith("no train split"):
         _log.info(f"{cfg.task}: {protocol}")

@@ -785,7 +785,7 @@ class RunLock:
 
     def _refuse(self, holder: str):
         who = f"process {holder}" if holder.isdigit() else "another process"
-        raise RunLockedError(f"out: {self.out} is in use: {who} is training in it; wait for it to finish or choose "
+        raise RunLockedError(f"out {self.out}: in use, {who} is training in it; wait for it to finish or choose "
                              f"another directory")
 
     def _acquire(self):

@@ -19,15 +19,22 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
 
+_BOOLS = {"true": True, "false": False}
+
 def _kv(text: str):
-    "`key=value` with the value read as JSON when it parses (numbers, true/false, lists), else kept as a string."
-    if "=" not in text:
+    "`key=value`: true/false (any case) as booleans, else JSON (numbers, lists, null) when it parses, else a string."
+    if "=" not in text or not text.split("=", 1)[0]:
         raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
     k, v = text.split("=", 1)
+    if v.lower() in _BOOLS:
+        return k, _BOOLS[v.lower()]
     try:
-        return k, json.loads(v)
+        val = json.loads(v)
     except json.JSONDecodeError:
         return k, v
+    if isinstance(val, float) and not math.isfinite(val):                     # JSON reads NaN and Infinity
+        raise argparse.ArgumentTypeError(f"{k}: expected a finite number, got {v!r}")
+    return k, val
 
 def _ints(text: str, example: str) -> tuple[int, ...]:
     try:
@@ -42,9 +49,10 @@ def _widths(text: str) -> tuple[int, ...]:
     return w
 
 def _seeds(text: str) -> tuple[int, ...]:
+    from damcha.train import MAX_SEED
     s = _ints(text, "0,1,2")
-    if any(v < 0 for v in s) or len(set(s)) != len(s):
-        raise argparse.ArgumentTypeError(f"seeds must be distinct integers >= 0, got {text!r}")
+    if any(not 0 <= v <= MAX_SEED for v in s) or len(set(s)) != len(s):
+        raise argparse.ArgumentTypeError(f"seeds must be distinct integers in [0, {MAX_SEED}], got {text!r}")
     return s
 
 def _finite(text: str) -> float:
@@ -57,16 +65,35 @@ def _finite(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return v
 
+def _threads(text: str) -> int:
+    "A thread count from 1 to this machine's CPU count (more only oversubscribes, and torch can crash on huge ones)."
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    cpus = os.cpu_count() or 1
+    if not 1 <= n <= cpus:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {cpus} (the CPUs of this machine), got {n}")
+    return n
+
 def _flags(message: str, names: dict[str, str]) -> str:
-    "`message` (one line) with the Python names of `names` spelled as the command-line flags a user typed."
+    """`message` (one line) with the Python names of `names` spelled as the command-line flags a user typed:
+    `name=True` -> `--flag`, `name=value` -> `--flag value`, `name=` -> `--flag`; a bare name becomes the flag when it
+    has an underscore, or when it starts the message."""
     message = _one_line(message)
     for name in sorted(names, key=len, reverse=True):
-        where = rf"(?<![\w-]){re.escape(name)}(?![\w-])" if "_" in name else rf"^{re.escape(name)}(?![\w-])"
-        message = re.sub(where, names[name], message)                         # plain words are names only at the start
-    return message
+        flag, left = names[name], r"(?<![\w-])"
+        message = re.sub(left + re.escape(name) + r"=True\b", flag, message)
+        message = re.sub(left + re.escape(name) + r"=(?=[^\s,;)]|$)", flag + " ", message)
+        message = re.sub(left + re.escape(name) + r"=(?=[\s,;)]|$)", flag, message)
+        where = left + re.escape(name) + r"(?![\w-])" if "_" in name else rf"^{re.escape(name)}(?![\w-])"
+        message = re.sub(where, flag, message)                               # plain words are names only at the start
+    return message.rstrip()
 
 def _check_out(path: str | Path, flag: str = "--out") -> None:
     "A ValueError naming `flag` unless `path` is, or can become, a directory this process writes to; leaves no trace."
+    if not str(path).strip():
+        raise ValueError(f"{flag} must name a directory, got {str(path)!r}")
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise ValueError(f"{flag} {path}: exists and is not a directory")
@@ -127,7 +154,8 @@ _HELP = dict(objective="image tasks: classify or reconstruct (masked rows of pat
              compile="torch.compile the model", download="allow dataset downloads", amp="bf16 autocast on CUDA",
              tokenizer="source-conditioned tasks: char (characters) or bpe (byte-pair merges learned from the "
                        "training text by the tokenizers library, saved with the run)",
-             bpe_vocab="source-conditioned tasks with --tokenizer bpe: the vocabulary size (at least 260)")
+             bpe_vocab="source-conditioned tasks with --tokenizer bpe: the vocabulary size (at least 260)",
+             warmup="linear warm-up steps (default: a tenth of --steps, at most 50; on --resume: the run's own)")
 
 # %% ../nbs/15_cli.ipynb #15dc0826
 def _train_flag(name: str) -> str:
@@ -151,11 +179,16 @@ def _train_parser(sub) -> argparse.ArgumentParser:
             p.add_argument(flag, type=_widths, default=default, metavar="W1,W2", help="DAMCHA generator hidden widths")
         elif f.name == "out":
             p.add_argument(flag, default=None, help=_HELP["out"])
+        elif f.name == "warmup":
+            p.add_argument(flag, type=int, default=None, metavar="WARMUP", help=_HELP["warmup"])
         elif isinstance(default, bool):
             p.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=helps.get(f.name))
         else:
             typ = {int: int, float: _finite}.get(type(default), str)
             p.add_argument(flag, type=typ, default=default, help=helps.get(f.name), metavar=f.name.upper())
+    p.add_argument("--threads", type=_threads, default=None,
+                   help="CPU threads for torch (default: torch's choice); losses can differ in their last digits with "
+                        "the thread count")
     g = p.add_argument_group("metrics in the evaluation records",
                              "BLEU, chrF and target NLL of greedy decoding (source-conditioned tasks), MSE@Top-k and "
                              "FID@Top-k (--objective reconstruct; FID when Inception-v3's weights are already in "
@@ -170,22 +203,58 @@ def _train_parser(sub) -> argparse.ArgumentParser:
                         "(default 1: at every evaluation)")
     g.add_argument("--bart", default=None, metavar="PATH",
                    help="source-conditioned tasks: a local BART folder (save_pretrained) for BARTScore")
-    p.set_defaults(func=_cmd_train)
+    p.set_defaults(func=_cmd_train, parser=p)
     return p
+
+def _fresh_out(args) -> str:
+    base = Path("runs") / f"{args.task}-{args.attention}-s{args.seed}"
+    out, i = base, 2
+    while (out / "metrics.jsonl").exists():
+        out, i = base.with_name(f"{base.name}-{i}"), i + 1
+    return str(out)
+
+# %% ../nbs/15_cli.ipynb #c1a0b002
+_DOWNLOADS = ("ptb-char", "enwik8", "text8", "cifar10", "cifar100", "mnist")
+
+def _applies() -> list[tuple[str, str, object]]:
+    "(option, what it applies to, test of a run's configuration) for every option that applies to some runs only."
+    from damcha.data import IMAGE_TASKS, SEQ2SEQ_TASKS
+    texts = ", ".join(_CHAR_TASKS + SEQ2SEQ_TASKS)
+    metric = lambda c: _run_kind(c.task, c.objective) in ("seq2seq", "reconstruct")
+    return [("objective", f"the image tasks ({', '.join(IMAGE_TASKS)})", lambda c: c.task in IMAGE_TASKS),
+            ("mask_rows", "--objective reconstruct", lambda c: c.objective == "reconstruct"),
+            ("seq_len", f"the text and source-conditioned tasks ({texts})",
+             lambda c: c.task in _CHAR_TASKS + SEQ2SEQ_TASKS),
+            ("tokenizer", f"the source-conditioned tasks ({', '.join(SEQ2SEQ_TASKS)})",
+             lambda c: c.task in SEQ2SEQ_TASKS),
+            ("bpe_vocab", "--tokenizer bpe", lambda c: c.task in SEQ2SEQ_TASKS and c.tokenizer == "bpe"),
+            ("data", "the tasks that read files (all but recall and digits)",
+             lambda c: c.task not in ("recall", "digits")),
+            ("download", f"the tasks that can fetch their files ({', '.join(_DOWNLOADS)})",
+             lambda c: c.task in _DOWNLOADS),
+            ("generator_kwargs", "--attention damcha", lambda c: c.attention == "damcha"),
+            ("eval_n", "source-conditioned text and image reconstruction runs", metric),
+            ("metrics_every", "source-conditioned text and image reconstruction runs", metric),
+            ("bart", "source-conditioned text runs", lambda c: _run_kind(c.task, c.objective) == "seq2seq")]
+
+def _check_applies_train(args, cfg) -> None:
+    "One rule: an option given a value other than its default, on a run it does not apply to, is an error."
+    defaults = {a.dest: a.default for a in args.parser._actions}
+    what_run = lambda name: (f"--attention {cfg.attention}" if name == "generator_kwargs" else
+                             f"--task {cfg.task}" + (f" --tokenizer {cfg.tokenizer}" if name == "bpe_vocab" else "")
+                             + (f" ({_run_kind(cfg.task, cfg.objective)})" if name in _METRIC_FLAGS else ""))
+    for name, what, test in _applies():
+        if getattr(args, name) != defaults[name] and not test(cfg):
+            raise ValueError(f"{_train_flag(name)} applies to {what}, not {what_run(name)}")
+    given = [flag for name, flag in _METRIC_FLAGS.items() if getattr(args, name) is not None]
+    if given and args.eval_metrics == "off":
+        raise ValueError(f"{given[0]} applies with --eval-metrics auto, not off")
 
 _METRIC_FLAGS = dict(eval_n="--eval-n", metrics_every="--metrics-every", bart="--bart")
 
 def _train_hook(args, cfg):
     "The evaluation hook `damcha train` passes to `train` (None: the loop's own records); options checked first."
     kind = _run_kind(cfg.task, cfg.objective)
-    given = [flag for name, flag in _METRIC_FLAGS.items() if getattr(args, name) is not None]
-    if given and args.eval_metrics == "off":
-        raise ValueError(f"{given[0]} applies with --eval-metrics auto, not off")
-    if given and kind not in ("seq2seq", "reconstruct"):
-        raise ValueError(f"{given[0]} applies to source-conditioned text and image reconstruction runs; "
-                         f"{cfg.task} ({kind}) records its loss only")
-    if args.bart is not None and kind != "seq2seq":
-        raise ValueError(f"--bart applies to source-conditioned text runs, not {cfg.task} ({kind})")
     if args.eval_n is not None and args.eval_n < 2:
         raise ValueError(f"--eval-n must be >= 2, got {args.eval_n}")
     if args.metrics_every is not None and args.metrics_every < 1:
@@ -200,49 +269,141 @@ def _train_hook(args, cfg):
     say = lambda text: print(f"damcha train: {text}", file=sys.stderr, flush=True)
     return metric_hook(cfg.task, cfg.objective, log=say, **opts)
 
-def _fresh_out(args) -> str:
-    base = Path("runs") / f"{args.task}-{args.attention}-s{args.seed}"
-    out, i = base, 2
-    while (out / "metrics.jsonl").exists():
-        out, i = base.with_name(f"{base.name}-{i}"), i + 1
-    return str(out)
+# %% ../nbs/15_cli.ipynb #c1a0b004
+_SET_BY = {"--attn-kw": dict(dropout="--dropout", own_generator="--share-mlp / --no-share-mlp",
+                             use_mlp="--use-mlp / --no-use-mlp", mlp_hidden="--mlp-hidden"),
+           "--generator-kw": dict(hidden="--mlp-hidden", use_mlp="--use-mlp / --no-use-mlp")}
 
-def _check_options(kw: dict, cls: type, flag: str, strict: bool = False) -> None:
-    "Every key of `kw` must be a named keyword of `cls`; a `cls` taking **kwargs checks them itself, unless `strict`."
-    params = inspect.signature(cls.__init__).parameters
-    if not strict and any(p.kind == p.VAR_KEYWORD for p in params.values()):
-        return
-    known = [n for n, p in params.items() if n not in ("self", "d_model", "n_heads") and p.kind != p.VAR_KEYWORD]
-    unknown = [k for k in kw if k not in known]
+def _named_params(cls: type) -> tuple[dict, bool]:
+    "The named keywords of `cls` and of the classes its **kwargs reach along the MRO; and whether some stay open."
+    out, open_ = {}, False
+    for k in cls.__mro__:
+        init = k.__dict__.get("__init__")
+        if init is None or k is object:
+            continue
+        params = inspect.signature(init).parameters.values()
+        for p in params:
+            if p.name not in ("self", "d_model", "n_heads") and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+                out.setdefault(p.name, p)
+        open_ = any(p.kind == p.VAR_KEYWORD for p in params)
+        if not open_ or k.__module__.startswith("torch"):
+            break
+    return out, open_ and not out
+
+def _coerce(flag: str, key: str, value, param: inspect.Parameter):
+    "`value` checked against the option's annotation: booleans strictly (true/false/1/0), numbers not as strings."
+    ann = param.annotation if isinstance(param.annotation, str) else getattr(param.annotation, "__name__", "")
+    words = set(re.findall(r"\w+", ann)) | ({type(param.default).__name__} if param.default is not None else set())
+    if words & {"bool"} and not words & {"int", "str", "float", "Sequence", "tuple", "list"}:
+        if isinstance(value, bool) or (type(value) is int and value in (0, 1)):
+            return bool(value)
+        raise ValueError(f"{flag} {key}={value}: expected a boolean (True, False, true, false, 1 or 0)")
+    if isinstance(value, bool) and "bool" not in words:
+        raise ValueError(f"{flag} {key}={value}: not a boolean option ({ann or 'see its help'})")
+    if isinstance(value, str) and words & {"int", "float"} and not words & {"str"}:
+        raise ValueError(f"{flag} {key}={value}: expected a number")
+    return value
+
+def _check_options(kw: dict, cls: type, flag: str, strict: bool = False) -> dict:
+    "Every key of `kw` a named keyword of `cls` that the builder does not set itself; returns `kw` with typed values."
+    params, open_ = _named_params(cls)
+    for k, v in kw.items():
+        if k in _SET_BY.get(flag, {}) and (k in params or open_):
+            raise ValueError(f"{flag} {k}: set by {_SET_BY[flag][k]}, which the model builder passes itself; "
+                             f"use that option instead")
+    if open_ and not strict:
+        return dict(kw)
+    unknown = [k for k in kw if k not in params]
     if unknown:
         name = unknown[0]
-        raise ValueError(f"{flag} {name}: {cls.__name__} has no option {name!r}; it takes {', '.join(known)}")
+        raise ValueError(f"{flag} {name}: {cls.__name__} has no option {name!r}; it takes {', '.join(params)}")
+    return {k: _coerce(flag, k, v, params[k]) for k, v in kw.items()}
 
-def _check_model(cfg) -> None:
+def _option_error(flag: str, kw: dict, e: Exception, build) -> str:
+    "The one-line error of a build that failed on the options `kw` of `flag`: the culprit key named where it can be."
+    msg = _one_line(e)
+    culprit = next((k for k in kw if re.search(rf"\b{re.escape(k)}\b", msg)), None)
+    for k in kw if culprit is None and len(kw) > 1 else ():
+        try:
+            build({k: kw[k]})
+        except (ValueError, TypeError):
+            culprit = k
+            break
+    culprit = culprit or (next(iter(kw)) if len(kw) == 1 else None)
+    if culprit is None:
+        return f"{flag}: {msg}"
+    if "multiple values for keyword argument" in msg:
+        return f"{flag} {culprit}: set by the model itself (it depends on --attention); leave it out"
+    m = re.match(r"(\w+) (must|applies)", msg)
+    if m and m.group(1) not in kw:                                     # an inner parameter's name: say the option's
+        msg = culprit + msg[len(m.group(1)):]
+    return f"{flag} {culprit}={kw[culprit]!r}: {msg}"
+
+def _check_model(cfg) -> tuple[dict, dict]:
     "Build one layer of the stack `cfg` asks for (on the meta device when it can): option errors before any data."
     import torch
     from damcha.generator import MetricGenerator
     from damcha.models import Stack, attention_class
     damcha = cfg.attention == "damcha"                                  # its **kwargs are generator options
-    _check_options(cfg.attn_kwargs, attention_class(cfg.attention), "--attn-kw", strict=damcha)
-    if damcha:
-        _check_options(cfg.generator_kwargs, MetricGenerator, "--generator-kw")
+    att = _check_options(cfg.attn_kwargs, attention_class(cfg.attention), "--attn-kw", strict=damcha)
+    gen = _check_options(cfg.generator_kwargs, MetricGenerator, "--generator-kw") if damcha else {}
     sizes = (cfg.d_model, cfg.n_heads, 1, cfg.d_ff, cfg.attention, cfg.share_mlp, cfg.use_mlp, cfg.mlp_hidden,
              cfg.dropout)
-    gen, att = cfg.generator_kwargs, cfg.attn_kwargs
-    for flag, gkw, akw in (("--generator-kw", gen, {}), ("--attn-kw", gen, att)):
+    def build(gkw, akw):
         try:
-            try:
-                with torch.device("meta"):                                       # no memory, no initialisation
-                    Stack(*sizes, dict(gkw) or None, dict(akw) or None)
-            except (NotImplementedError, RuntimeError):                          # a layer that needs real numbers
+            with torch.device("meta"):                                           # no memory, no initialisation
                 Stack(*sizes, dict(gkw) or None, dict(akw) or None)
+        except (NotImplementedError, RuntimeError):                              # a layer that needs real numbers
+            Stack(*sizes, dict(gkw) or None, dict(akw) or None)
+    for flag, kw, one in (("--generator-kw", gen, lambda d: build(d, {})), ("--attn-kw", att, lambda d: build(gen, d))):
+        try:
+            one(kw)
         except (ValueError, TypeError) as e:
-            raise ValueError(f"{flag}: {_one_line(e)}") from None
+            raise ValueError(_option_error(flag, kw, e, one)) from None
+    return att, gen
+
+# %% ../nbs/15_cli.ipynb #c1a0b005
+@contextlib.contextmanager
+def _notices(command: str):
+    "The `damcha.train` logger's notices (a fallback checkpoint, a missing train split) as `damcha COMMAND: ...` lines."
+    import logging
+    log, handler = logging.getLogger("damcha.train"), logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"damcha {command}: %(message)s"))
+    saved = log.level, log.propagate
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(saved[0])
+        log.propagate = saved[1]
+
+def _summary(res: dict, cfg) -> None:
+    "What `damcha train` prints at the end: the last evaluation, the test record, which examples they cover, sizes."
+    evals = [r for r in res["records"] if r["kind"] == "eval"]
+    last = evals[-1] if evals else {}
+    shown = {k: v for k, v in last.items() if k.startswith(("val_", "train_loss"))}
+    for r in res["records"]:
+        if r["kind"] == "test":
+            shown.update({k: v for k, v in r.items() if k.startswith("test_")})
+    print("  ".join(f"{k} {v:.4f}" for k, v in shown.items() if isinstance(v, (int, float))))
+    sizes, n = res["task_info"].get("sizes", {}), cfg.eval_batches * cfg.batch_size
+    parts = [f"{s}_* on the first {min(n, sizes[s])} of {sizes[s]} {s} examples" for s in ("val", "test")
+             if s in sizes and (s == "val" or any(k.startswith("test_") for k in shown))]
+    print(f"({'; '.join(parts)}: --eval-batches {cfg.eval_batches} x --batch-size {cfg.batch_size}; "
+          f"`damcha evaluate {cfg.out}` scores the whole test split)")
+    if last:
+        print(f"params {last['params_total']:,} (attention {last['params_attention']:,}, "
+              f"metric {last['params_metric']:,}); attention {last['attn_flops_per_token']:,.0f} FLOPs/token; "
+              f"{last['tokens_per_s']:,.0f} tokens/s; {last['wall_time']:.1f} s")
+    print(f"metrics: {res['metrics']}\ncheckpoint: {res['checkpoint']}")
 
 def _cmd_train(args) -> int:
     from damcha.train import TrainConfig, train, resolve_device
     names = {f.name: _train_flag(f.name) for f in dataclasses.fields(TrainConfig)}
+    names.update(data_dir="--data", n_rows="--mask-rows", vocab_size="--bpe-vocab")      # chapter 08's names
     kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)}
     kw["attn_kwargs"], kw["generator_kwargs"] = dict(args.attn_kwargs), dict(args.generator_kwargs)
     if kw["out"] is None:
@@ -254,31 +415,29 @@ def _cmd_train(args) -> int:
         resolve_device(cfg.device)
     except ValueError as e:
         raise ValueError(_flags(e, names)) from None
-    _check_model(cfg)
+    _check_applies_train(args, cfg)
+    att, gen = _check_model(cfg)
+    cfg = dataclasses.replace(cfg, attn_kwargs=att, generator_kwargs=gen)
     hook = _train_hook(args, cfg)
     if int(os.environ.get("RANK", "0")) == 0:                            # one process of a torchrun job checks
         _check_out(cfg.out)
     args.continue_with = f"continue with the same options and --resume --out {cfg.out}"
-    if int(os.environ.get("RANK", "0")) == 0:
-        print(f"damcha train: {cfg.task} with {cfg.attention} attention -> {cfg.out}", flush=True)
+    if args.threads is not None:
+        import torch
+        torch.set_num_threads(args.threads)
+    def started(model):                                                  # the task is built, the model too
+        if int(os.environ.get("RANK", "0")) == 0:
+            print(f"damcha train: {cfg.task} with {cfg.attention} attention -> {cfg.out}", flush=True)
     try:
-        res = train(cfg, eval_hook=hook)
-    except ValueError as e:
+        with _notices("train"):
+            res = train(cfg, eval_hook=hook, setup=started)
+    except ImportError as e:
+        where = "--tokenizer bpe" if cfg.tokenizer == "bpe" and "tokenizers" in str(e) else f"--task {cfg.task}"
+        raise ValueError(f"{where}: {_one_line(e)}") from None
+    except (ValueError, OSError) as e:                                   # OSError: data not found, named as data=
         raise ValueError(_flags(e, names)) from None
-    if res["rank"] != 0:
-        return 0
-    evals = [r for r in res["records"] if r["kind"] == "eval"]
-    last = evals[-1] if evals else {}
-    shown = {k: v for k, v in last.items() if k.startswith(("val_", "train_loss"))}
-    for r in res["records"]:
-        if r["kind"] == "test":
-            shown.update({k: v for k, v in r.items() if k.startswith("test_")})
-    print("  ".join(f"{k} {v:.4f}" for k, v in shown.items()))
-    if last:
-        print(f"params {last['params_total']:,} (attention {last['params_attention']:,}, "
-              f"metric {last['params_metric']:,}); attention {last['attn_flops_per_token']:,.0f} FLOPs/token; "
-              f"{last['tokens_per_s']:,.0f} tokens/s; {last['wall_time']:.1f} s")
-    print(f"metrics: {res['metrics']}\ncheckpoint: {res['checkpoint']}")
+    if res["rank"] == 0:
+        _summary(res, cfg)
     return 0
 
 # %% ../nbs/15_cli.ipynb #83bcb686
@@ -308,7 +467,7 @@ def _compare_parser(sub) -> argparse.ArgumentParser:
                    help="run only the experiments or configurations whose name contains this text")
     p.add_argument("--keep-checkpoints", action="store_true",
                    help="keep each run's checkpoint after its result is written")
-    p.add_argument("--threads", type=int, default=None,
+    p.add_argument("--threads", type=_threads, default=None,
                    help="CPU threads for torch (default: torch's choice); losses and accuracies can differ in their "
                         "last digits with the thread count")
     p.set_defaults(func=_cmd_compare)
@@ -317,8 +476,6 @@ def _compare_parser(sub) -> argparse.ArgumentParser:
 def _cmd_compare(args) -> int:
     from damcha.experiments import compare
     out = args.out or f"runs/compare-{args.preset}"
-    if args.threads is not None and args.threads < 1:
-        raise ValueError(f"--threads must be >= 1, got {args.threads}")
     kw = dict(dry_run=args.dry_run, ptb_dir=args.ptb, seeds=args.seeds, keep_checkpoints=args.keep_checkpoints,
               only=args.only)
     try:
@@ -348,9 +505,21 @@ def _cmd_bench(args) -> int:
     import torch
     from damcha.bench import run_from_args
     try:
-        torch.device(args.device)
-    except RuntimeError:
-        raise ValueError(f"--device must be cpu, cuda or cuda:N, got {args.device!r}") from None
+        dev = torch.device(args.device)
+    except (RuntimeError, TypeError):
+        dev = None
+    if dev is None or dev.type not in ("cpu", "cuda") or (dev.type == "cpu" and dev.index not in (None, 0)):
+        raise ValueError(f"--device must be cpu, cuda or cuda:N (the devices it measures), got {args.device!r}")
+    if dev.type == "cuda" and (not torch.cuda.is_available() or (dev.index or 0) >= torch.cuda.device_count()):
+        raise ValueError(f"--device {args.device}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    if args.threads is not None:
+        try:
+            _threads(str(args.threads))
+        except argparse.ArgumentTypeError as e:
+            raise ValueError(f"--threads {e}") from None
+    if args.repeats >= 1 and args.rounds > args.repeats and args.rounds != 3:       # the default 3: capped at repeats
+        raise ValueError(f"--rounds {args.rounds} is more than --repeats {args.repeats}: the timed steps are split "
+                         f"among the rounds, so a round without one would time nothing (--rounds <= --repeats)")
     if args.out is not None:
         _check_out(args.out)                                                     # before minutes of measuring
     return run_from_args(args)
@@ -384,6 +553,7 @@ def _evaluate_parser(sub) -> argparse.ArgumentParser:
                         "BARTScore is skipped")
     p.add_argument("--out", default=None, metavar="FILE", help="the JSON file (default: RUN_DIR/evaluation.json)")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps")
+    p.add_argument("--threads", type=_threads, default=None, help="CPU threads for torch (default: torch's choice)")
     p.set_defaults(func=_cmd_evaluate)
     return p
 
@@ -405,10 +575,12 @@ def _check_evaluate_args(args) -> Path:
     run = Path(args.run_dir)
     if not run.is_dir():
         raise ValueError(f"RUN_DIR {args.run_dir}: no such directory")
+    if not any((run / n).is_file() for n in ("ckpt.pt", "ckpt.prev.pt")):
+        raise ValueError(f"RUN_DIR {args.run_dir}: holds no checkpoint (ckpt.pt); give the --out of a damcha train run")
     out = Path(args.out) if args.out is not None else run / "evaluation.json"
     if out.is_dir():
         raise ValueError(f"--out {args.out}: is a directory; give a file name")
-    _check_out(out.parent, "--out")
+    _check_out(out.parent, "--out" if args.out is not None else "RUN_DIR")
     return out
 
 def _check_applies(args, kind: str, task: str) -> None:
@@ -508,6 +680,10 @@ def _cmd_evaluate(args) -> int:
         raise ValueError(f"RUN_DIR {args.run_dir}: {_one_line(e)}") from None
     if ck is None:
         raise ValueError(f"RUN_DIR {args.run_dir}: holds no checkpoint (ckpt.pt); give the --out of a damcha train run")
+    if path.name != "ckpt.pt":                                           # as `damcha train --resume` says it
+        why = "is corrupt" if (run / "ckpt.pt").exists() else "is missing (a save was interrupted)"
+        print(f"damcha evaluate: {run / 'ckpt.pt'} {why}; scoring the previous checkpoint {path} (step {ck['step']})",
+              file=sys.stderr)
     cfg = _run_config(ck)
     kind = _run_kind(cfg.task, cfg.objective)
     _check_applies(args, kind, cfg.task)
@@ -521,6 +697,9 @@ def _cmd_evaluate(args) -> int:
     if ck.get("vocab") is not None and task.vocab != ck["vocab"]:
         raise ValueError(f"RUN_DIR {args.run_dir}: the rebuilt task's vocabulary differs from the checkpoint's "
                          f"(did the data under {cfg.data} change?)")
+    if args.threads is not None:
+        import torch
+        torch.set_num_threads(args.threads)
     model = build_model(cfg, task)
     model.load_state_dict(ck["model"])
     model.to(resolve_device(args.device))
@@ -564,8 +743,16 @@ def main(argv: list[str] | None = None) -> int:
     except NonFiniteLossError as e:
         say(f"stopped: {_one_line(e)}")
         return 1
-    except (ValueError, OSError) as e:
+    except (ValueError, OSError, ImportError) as e:
         say(f"error: {_one_line(e)}")
+        return 2
+    except RuntimeError as e:                                            # torch's allocators: out of memory
+        if not re.search(r"out of memory|can't allocate memory|allocat\w* .*bytes", str(e), re.I):
+            raise
+        size = re.search(r"allocate (\d+) bytes|allocate ([\d.]+ [KMGT]iB)", str(e))
+        need = "" if size is None else (f" ({int(size[1]) / 2 ** 30:,.1f} GiB at once)" if size[1] else f" ({size[2]})")
+        say(f"error: out of memory{need}: make the run smaller with --d-model, --mlp-hidden, --n-layers, --d-ff, "
+            "--seq-len or --batch-size")
         return 2
     except KeyboardInterrupt:
         say("interrupted" + (f"; {args.continue_with}" if getattr(args, "continue_with", None) else ""))

@@ -678,7 +678,8 @@ def _tokenizers():
     try:
         import tokenizers
     except ImportError as e:
-        raise ImportError("byte-pair tokenizers need the 'tokenizers' package: pip install tokenizers") from e
+        raise ImportError("byte-pair tokenizers need the 'tokenizers' package: pip install 'damcha[eval]' (the "
+                          "extra that brings it), or pip install tokenizers") from e
     return tokenizers
 
 class BPETokenizer:
@@ -1086,6 +1087,8 @@ def _text_file_task(data=None, seq_len: int = 64, **_) -> Task:
     if data is None:
         raise ValueError("task 'text' needs data=<path of a UTF-8 text file>")
     path = Path(data).expanduser()
+    if path.is_dir():
+        raise DataNotFoundError(f"task 'text': {str(path)!r} is a directory; data= must be a UTF-8 text file")
     if not path.is_file():
         raise DataNotFoundError(f"task 'text': no such file {str(path)!r} (data= must be a UTF-8 text file)")
     try:

@@ -20,18 +20,25 @@ from .models import ATTENTIONS, Decoder, VisionTransformer, param_counts
 from .data import Task, make_task, PatchReconstructor, row_mask, masked_patch_mse, patchify, TASKS as DATA_TASKS
 
 # %% auto #0
-__all__ = ['TASKS', 'CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RESUME_FREE', 'TrainConfig', 'resolve_device',
-           'setup_distributed', 'autocast_for', 'stress', 'distribute', 'build_model', 'model_params',
-           'attention_flops_per_token', 'step_generator', 'train_batch', 'eval_batches', 'aux_loss', 'lr_at',
-           'make_optimizer', 'set_lr', 'train_step', 'evaluate', 'AttentionMonitor', 'grad_norm_stats',
+__all__ = ['TASKS', 'MAX_SEED', 'CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RESUME_FREE', 'LOCK_NAME', 'default_warmup',
+           'TrainConfig', 'resolve_device', 'setup_distributed', 'autocast_for', 'stress', 'distribute', 'build_model',
+           'model_params', 'attention_flops_per_token', 'step_generator', 'train_batch', 'eval_batches', 'aux_loss',
+           'lr_at', 'make_optimizer', 'set_lr', 'train_step', 'evaluate', 'AttentionMonitor', 'grad_norm_stats',
            'run_grad_norm_stats', 'stability_summary', 'measure_logits', 'CheckpointError', 'CorruptCheckpointError',
-           'atomic_save', 'load_checkpoint', 'find_checkpoint', 'sweep_temporary', 'checkpoint_state', 'restore',
-           'NonFiniteLossError', 'read_metrics', 'open_run', 'train', 'run_torchrun', 'plot_runs']
+           'atomic_save', 'load_checkpoint', 'find_checkpoint', 'sweep_temporary', 'data_id', 'checkpoint_state',
+           'restore', 'NonFiniteLossError', 'read_metrics', 'open_run', 'RunLockedError', 'RunLock', 'train',
+           'run_torchrun', 'plot_runs']
 
 # %% ../nbs/09_train.ipynb #22450232
 TASKS = DATA_TASKS # every task of chapter 08: text, images, recall and source-conditioned text
 _POSITIVE_INTS = ("d_model", "n_heads", "n_layers", "d_ff", "seq_len", "steps", "batch_size", "accum", "eval_every",
                   "eval_batches", "log_every", "bpe_vocab")
+
+MAX_SEED = 2 ** 31 - 1 # the largest seed: `step_generator`'s seed arithmetic stays within 64 bits
+
+def default_warmup(steps: int) -> int:
+    "The warm-up a run gets when it names none: a tenth of the run, at most 50 steps (runs of 500 steps or more: 50)."
+    return min(50, steps // 10)
 
 def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
@@ -54,15 +61,18 @@ def _check_config(cfg: TrainConfig):
     for name in _POSITIVE_INTS:
         if not _is_int(getattr(cfg, name)) or getattr(cfg, name) < 1:
             raise ValueError(f"{name} must be a positive integer, got {getattr(cfg, name)!r}")
-    for name in ("warmup", "mask_rows", "seed"):
+    for name in ("mask_rows",) + (() if cfg.warmup is None else ("warmup",)):
         if not _is_int(getattr(cfg, name)) or getattr(cfg, name) < 0:
             raise ValueError(f"{name} must be an integer >= 0, got {getattr(cfg, name)!r}")
+    if not _is_int(cfg.seed) or not 0 <= cfg.seed <= MAX_SEED:
+        raise ValueError(f"seed must be an integer in [0, {MAX_SEED}], got {cfg.seed!r}")
     if not all(_is_int(h) and h >= 1 for h in cfg.mlp_hidden):
         raise ValueError(f"mlp_hidden must be positive integers, got {cfg.mlp_hidden!r}")
     if cfg.d_model % cfg.n_heads:
         raise ValueError(f"d_model={cfg.d_model} must be divisible by n_heads={cfg.n_heads}")
-    if cfg.warmup > cfg.steps:
-        raise ValueError(f"warmup must be <= steps, got warmup={cfg.warmup} and steps={cfg.steps}")
+    if cfg.warmup is not None and cfg.warmup > cfg.steps:
+        raise ValueError(f"warmup must be at most the run's steps, got warmup={cfg.warmup} and steps={cfg.steps} (the "
+                         f"default warm-up, without warmup=, is min(50, steps // 10) = {default_warmup(cfg.steps)})")
     _check_real("lr", cfg.lr, 0, lo_open=True)
     _check_real("min_lr_ratio", cfg.min_lr_ratio, 0, 1)
     _check_real("fraction", cfg.fraction, 0, 1, lo_open=True)
@@ -104,7 +114,7 @@ class TrainConfig:
     accum: int = 1 # micro-batches per optimizer step
     lr: float = 3e-3 # peak learning rate
     min_lr_ratio: float = 0.1 # the cosine schedule ends at lr * min_lr_ratio
-    warmup: int = 50 # linear warm-up steps
+    warmup: int | None = None # linear warm-up steps; None: default_warmup(steps) (on resume: the run's own)
     weight_decay: float = 0.01 # AdamW, on matrices only
     beta2: float = 0.95 # AdamW's second-moment decay (nanoGPT's character recipe: 0.99)
     grad_clip: float | None = 1.0 # max global gradient norm; 0 or None: no clipping (nan, inf refused)
@@ -132,6 +142,11 @@ class TrainConfig:
             raise ValueError(f"mlp_hidden must be a sequence of positive integers, got {self.mlp_hidden!r}") from None
         _check_config(self)
 
+    @property
+    def warmup_steps(self) -> int:
+        "The warm-up this run uses: `warmup`, or `default_warmup(steps)` when it is None."
+        return default_warmup(self.steps) if self.warmup is None else self.warmup
+
 # %% ../nbs/09_train.ipynb #e0212e54
 def resolve_device(name: str = "auto") -> torch.device:
     "`auto` -> cuda, mps or cpu, whichever is there; otherwise the named device, checked."
@@ -140,10 +155,14 @@ def resolve_device(name: str = "auto") -> torch.device:
         return torch.device("cuda" if torch.cuda.is_available() else "mps" if has_mps else "cpu")
     try:
         dev = torch.device(name)
-    except RuntimeError as e:
+    except (RuntimeError, TypeError) as e:
         raise ValueError(f"device must be auto, cpu, cuda, cuda:N or mps, got {name!r}") from e
+    if dev.type not in ("cpu", "cuda", "mps") or (dev.type != "cuda" and dev.index not in (None, 0)):
+        raise ValueError(f"device must be auto, cpu, cuda, cuda:N or mps, got {name!r} (the loop trains on those)")
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {name!r} asked for, but CUDA is not available here")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ValueError(f"device {name!r} asked for, but this machine has {torch.cuda.device_count()} CUDA device(s)")
     if dev.type == "mps" and not has_mps:
         raise ValueError("device 'mps' asked for, but MPS is not available here")
     return dev
@@ -281,9 +300,10 @@ def aux_loss(model: nn.Module) -> Tensor | float:
 # %% ../nbs/09_train.ipynb #e48b981f
 def lr_at(cfg: TrainConfig, step: int) -> float:
     "Multiplier of the peak rate at optimizer step `step` (0-based): linear warm-up, then cosine to `min_lr_ratio`."
-    if step < cfg.warmup:
-        return (step + 1) / cfg.warmup
-    t = (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup)
+    warmup = cfg.warmup_steps
+    if step < warmup:
+        return (step + 1) / warmup
+    t = (step - warmup) / max(1, cfg.steps - warmup)
     return cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * min(1.0, t)))
 
 def make_optimizer(model: nn.Module, cfg: TrainConfig, device="cpu") -> torch.optim.Optimizer:
@@ -536,8 +556,8 @@ def load_checkpoint(path: str | Path, cfg: TrainConfig | None = None) -> dict:
     if cfg is not None:
         now = _config_of(cfg)
         then = {**_config_of(TrainConfig()), **ck["config"]}                       # fields added since: their defaults
-        diff = [f"{k}: checkpoint {then[k]!r}, now {now[k]!r}" for k in now
-                if k not in RESUME_FREE and then[k] != now[k]]
+        same = lambda k: then[k] == now[k] or (k == "warmup" and now[k] is None)   # None: the run's own warm-up
+        diff = [f"{k}: checkpoint {then[k]!r}, now {now[k]!r}" for k in now if k not in RESUME_FREE and not same(k)]
         if diff:
             raise CheckpointError(f"checkpoint {path} is from another configuration; differing fields: "
                                   + "; ".join(diff))
@@ -587,11 +607,15 @@ def _set_rng_state(st: dict):
     if "cuda" in st and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(st["cuda"])
 
+def data_id(task: Task) -> dict:
+    "What identifies a run's data in its checkpoint: the task, its split sizes and its vocabulary's size."
+    return dict(task=task.name, sizes=dict(task.info.get("sizes") or {}), vocab_size=getattr(task, "vocab_size", None))
+
 def checkpoint_state(model: nn.Module, opt: torch.optim.Optimizer, cfg: TrainConfig, step: int, elapsed: float,
-                     vocab=None) -> dict:
-    "What a checkpoint holds after optimizer step `step`."
+                     vocab=None, data: dict | None = None) -> dict:
+    "What a checkpoint holds after optimizer step `step` (`data`: `data_id` of the task)."
     return dict(format=CKPT_FORMAT, model=model.state_dict(), optimizer=opt.state_dict(), rng=_rng_state(), step=step,
-                elapsed=elapsed, config=_config_of(cfg), vocab=vocab)
+                elapsed=elapsed, config=_config_of(cfg), vocab=vocab, data=data)
 
 def restore(ck: dict, model: nn.Module, opt: torch.optim.Optimizer) -> tuple[int, float]:
     "Load a checkpoint's weights, optimizer and random states; returns `(step, elapsed seconds)`."
@@ -605,30 +629,70 @@ class NonFiniteLossError(RuntimeError):
     "Training met a non-finite loss or gradient norm and stopped."
 
 def read_metrics(path: str | Path) -> list[dict]:
-    "The records of a `metrics.jsonl` file."
-    return [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
+    "The JSON objects of a JSON-lines file (`metrics.jsonl`); a `ValueError` naming the file and line for another line."
+    out = []
+    for i, line in enumerate(Path(path).read_bytes().splitlines(), 1):
+        if line.strip():
+            try:
+                r = json.loads(line.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                r = None
+            if not isinstance(r, dict):
+                raise ValueError(f"{path}, line {i}: not a JSON object: {line[:60]!r}")
+            out.append(r)
+    return out
+
+def _record(line: bytes) -> dict | None:
+    "The record a line of `metrics.jsonl` holds: a JSON object with a `kind` and an integer `step`; else None."
+    try:
+        r = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    ok = isinstance(r, dict) and isinstance(r.get("kind"), str) and _is_int(r.get("step"))
+    return r if ok else None
 
 def _records_until(path: Path, step: int) -> list[dict]:
-    "Train and eval records up to `step`; a line cut short by a crash is dropped."
-    keep = []
-    for line in path.read_text().splitlines():
-        try:
-            r = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if r.get("kind") in ("train", "eval") and r["step"] <= step:
+    "Train and eval records up to `step`; a line that is no record (cut short by a crash, damaged) is dropped."
+    keep, bad = [], []
+    lines = path.read_bytes().splitlines()
+    for i, line in enumerate(lines, 1):
+        r = _record(line)
+        if r is None and line.strip() and i < len(lines):                          # the last line: cut by a crash
+            bad.append(i)
+        if r is not None and r["kind"] in ("train", "eval") and r["step"] <= step:
             keep.append(r)
+    if bad:
+        _log.warning(f"resume: {path}: dropped {len(bad)} line(s) that are not records (line {bad[0]}"
+                     + (", ..." if len(bad) > 1 else "") + ")")
     return keep
 
-def open_run(out: str | Path, cfg: TrainConfig, main: bool = True, world: int = 1) -> dict | None:
-    "Check and prepare the run directory `out`; returns the checkpoint to resume from (None: start at step 0)."
+def _check_same_data(ck: dict, task: Task, cfg: TrainConfig, path: Path) -> None:
+    "A `ValueError` naming `data` unless `task` is the task the checkpoint at `path` was trained on."
+    then, now = ck.get("data"), data_id(task)
+    why = None
+    if ck.get("vocab") is not None and ck["vocab"] != task.vocab:
+        why = "its vocabulary differs"
+        if then and then.get("vocab_size") != now["vocab_size"]:
+            why += f" ({now['vocab_size']} symbols here, {then['vocab_size']} in the checkpoint)"
+    elif then and then.get("sizes") != now["sizes"]:
+        why = f"its splits differ ({now['sizes']} examples here, {then['sizes']} in the checkpoint)"
+    if why:
+        raise ValueError(f"data: the task built from data={cfg.data!r} is not the one the checkpoint {path} was "
+                         f"trained on: {why}; resume with the run's own data, or start a new run in another directory")
+
+def open_run(out: str | Path, cfg: TrainConfig, main: bool = True, world: int = 1,
+             task: Task | None = None, # the run's task: a checkpoint trained on other data is refused
+            ) -> dict | None:
+    "Check, then prepare, the run directory `out`; returns the checkpoint to resume from (None: start at step 0)."
     out = Path(out)
     metrics = out / "metrics.jsonl"
     held = [n for n in ("metrics.jsonl", CKPT_NAME, CKPT_PREVIOUS) if (out / n).exists()]
     if held and not cfg.resume:
-        raise ValueError(f"out: {out} already holds a run ({', '.join(held)}); pass resume=True (--resume) to "
-                         f"continue it, or choose another directory")
+        raise ValueError(f"out: {out} already holds a run ({', '.join(held)}); pass resume=True to continue it, or "
+                         f"choose another directory")
     ck, path = find_checkpoint(out, cfg, quiet=not main) if cfg.resume else (None, None)
+    if ck is not None and task is not None:
+        _check_same_data(ck, task, cfg, path)                                  # before anything in `out` changes
     if world > 1:
         dist.barrier()                                       # every process has read `out` before rank 0 changes it
     if not main:
@@ -668,7 +732,7 @@ class _Interval:
     def summary(self, cfg: TrainConfig, tokens_per_step: int) -> dict:
         tokens_per_s = len(self.steps) * tokens_per_step / max(time.time() - self.t, 1e-9)
         return dict(train_loss=sum(self.losses) / len(self.losses), train_loss_max=max(self.losses),
-                    **grad_norm_stats(self.norms, self.steps, cfg.warmup), tokens_per_s=tokens_per_s)
+                    **grad_norm_stats(self.norms, self.steps, cfg.warmup_steps), tokens_per_s=tokens_per_s)
 
 def _progress_bar(cfg: TrainConfig, start: int, main: bool):
     if not (main and cfg.progress):
@@ -678,6 +742,108 @@ def _progress_bar(cfg: TrainConfig, start: int, main: bool):
     except ImportError:
         return None
     return tqdm(total=cfg.steps, initial=start, desc=f"{cfg.task}/{cfg.attention}", dynamic_ncols=True, file=sys.stderr)
+
+# %% ../nbs/09_train.ipynb #b7c1d0a2
+LOCK_NAME = ".lock"
+
+class RunLockedError(ValueError):
+    "Another live process is training in the run directory."
+
+def _made_dirs(p: Path) -> list[Path]:
+    "Create `p` and its missing parents; returns the directories this call created, outermost first."
+    made = []
+    for d in [*reversed(p.parents), p]:
+        if not d.exists():
+            try:
+                d.mkdir()
+            except FileExistsError:                                               # made meanwhile by another process
+                continue
+            made.append(d)
+    return made
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:                                                       # alive, another user's
+        return True
+    return True
+
+class RunLock:
+    "An exclusive lock on the run directory `out`, taken on construction; `release()` gives it back."
+    def __init__(self, out: str | Path):
+        self.out = Path(out)
+        self.path, self.fd = self.out / LOCK_NAME, None
+        self.made = _made_dirs(self.out)
+        self.had_metrics = (self.out / "metrics.jsonl").exists()
+        try:
+            self._acquire()
+        except BaseException:
+            self._remove_made()
+            raise
+
+    def _refuse(self, holder: str):
+        who = f"process {holder}" if holder.isdigit() else "another process"
+        raise RunLockedError(f"out {self.out}: in use, {who} is training in it; wait for it to finish or choose "
+                             f"another directory")
+
+    def _acquire(self):
+        try:
+            import fcntl
+        except ImportError:                                                       # no flock: an exclusive pid file
+            return self._acquire_pid()
+        for _ in range(3):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.pread(fd, 20, 0).decode("ascii", "replace").strip()
+                os.close(fd)
+                self._refuse(holder)
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino       # not removed by its last holder meanwhile
+            except FileNotFoundError:
+                same = False
+            if same:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, str(os.getpid()).encode(), 0)
+                self.fd = fd
+                return
+            os.close(fd)
+        self._refuse("")
+
+    def _acquire_pid(self):
+        for _ in range(3):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                holder = self.path.read_text().strip() if self.path.exists() else ""
+                if holder.isdigit() and _alive(int(holder)):
+                    self._refuse(holder)
+                self.path.unlink(missing_ok=True)                                 # its holder died
+                continue
+            os.write(fd, str(os.getpid()).encode())
+            self.fd = fd
+            return
+        self._refuse("")
+
+    def _remove_made(self):
+        for d in reversed(self.made):
+            with contextlib.suppress(OSError):
+                d.rmdir()                                                         # only if empty
+
+    def release(self, failed: bool = False):
+        "Give the lock back; `failed`: also remove an empty `metrics.jsonl` this run made, and the directories made."
+        if self.fd is not None:
+            self.path.unlink(missing_ok=True)                                     # while still held
+            os.close(self.fd)
+            self.fd = None
+        metrics = self.out / "metrics.jsonl"
+        if failed and not self.had_metrics and metrics.exists() and metrics.stat().st_size == 0:
+            metrics.unlink()
+        if failed:
+            self._remove_made()
 
 # %% ../nbs/09_train.ipynb #61b3a8fa
 def _write(log, rec: dict):
@@ -740,13 +906,41 @@ def train(cfg: TrainConfig,
          ) -> dict:
     "Train, evaluate and checkpoint as `cfg` says; returns a summary with the paths and the records written."
     rank, world, device = setup_distributed(cfg.device)
+    lock = RunLock(cfg.out) if rank == 0 else None                      # refuses a second process training in `out`
+    done = False
+    try:
+        res = _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights, eval_hook)
+        done = True
+        return res
+    finally:
+        if lock is not None:
+            lock.release(failed=not done)
+
+def _open_task(cfg: TrainConfig, main: bool, world: int) -> Task:
+    "The run's task, refused when `fraction` leaves less than one batch of it."
+    task = make_task(cfg.task, data=cfg.data, seq_len=cfg.seq_len, objective=cfg.objective, fraction=cfg.fraction,
+                     seed=cfg.seed, download=cfg.download and main, tokenizer=cfg.tokenizer, bpe_vocab=cfg.bpe_vocab)
+    if cfg.fraction < 1 and len(task.train) < cfg.batch_size:
+        raise ValueError(f"fraction={cfg.fraction:g} leaves {len(task.train)} training example(s), fewer than one "
+                         f"batch (batch_size={cfg.batch_size}): choose a larger fraction")
+    grid = task.image_size // task.patch_size if task.kind == "reconstruct" else None
+    if grid is not None and not 1 <= cfg.mask_rows < grid:
+        raise ValueError(f"mask_rows must be in [1, {grid - 1}] for the {grid} x {grid} patch grid of {cfg.task}, got "
+                         f"{cfg.mask_rows}")
+    protocol = str(task.info.get("protocol", ""))
+    if main and protocol.startswith("no train split"):
+        _log.info(f"{cfg.task}: {protocol}")
+    return task
+
+def _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights, eval_hook) -> dict:
     main, out = rank == 0, Path(cfg.out)
     if device.type == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
-    task = make_task(cfg.task, data=cfg.data, seq_len=cfg.seq_len, objective=cfg.objective, fraction=cfg.fraction,
-                     seed=cfg.seed, download=cfg.download and main, tokenizer=cfg.tokenizer, bpe_vocab=cfg.bpe_vocab)
-    ck = open_run(out, cfg, main, world)
+    task = _open_task(cfg, main, world)
+    ck = open_run(out, cfg, main, world, task)
+    if ck is not None and cfg.warmup is None:                           # the run's own warm-up, as it was planned
+        cfg = replace(cfg, warmup=ck["config"].get("warmup"))
     torch.manual_seed(cfg.seed)
     random.seed(cfg.seed)
     model = build_model(cfg, task).to(device)
@@ -788,7 +982,7 @@ def train(cfg: TrainConfig,
                 records.append(rec)
                 last_eval, iv = rec, _Interval()
                 if main:
-                    state = checkpoint_state(model, opt, cfg, done, rec["wall_time"], task.vocab)
+                    state = checkpoint_state(model, opt, cfg, done, rec["wall_time"], task.vocab, data_id(task))
                     atomic_save(state, out / CKPT_NAME, previous=out / CKPT_PREVIOUS)
                 if stop_after is not None and done >= stop_after:
                     break

@@ -35,6 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 INDEX = ROOT / "nbs" / "index.ipynb"
 README = ROOT / "README.md"
 IGNORED_COLUMNS = ("s/run",)
+# the columns of the printed tables the README shows (at most 8: the full tables are in runs/compare-quick and chapter 11)
+README_COLUMNS = ("config", "val", "test", "val loss", "grad-norm CV", "max logit", "metric params (identifiable)",
+                  "total params")
 # column -> (kind, tolerance): "abs" |printed - README| <= tolerance, "rel" the same divided by |README|; measured: twice
 # the largest spread over the kernel paths of one machine (`--spread`, see the module docstring and the README)
 TOLERANCE = {"val": ("abs", 0.12), "test": ("abs", 0.11), "val loss": ("abs", 0.5), "grad-norm var": ("rel", 1.25),
@@ -193,14 +196,27 @@ def _index_cell(nb: dict) -> dict:
     return cells[0]
 
 
+def readme_columns(table: list[str], keep=README_COLUMNS) -> list[str]:
+    "The lines of one markdown table with only the columns in `keep` (in the table's order)."
+    cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in table]
+    idx = [i for i, c in enumerate(cells[0]) if c in keep]
+    rule = "|" + "---|" * len(idx)
+    return [rule if set("".join(row)) <= set("-: ") else "| " + " | ".join(row[i] for i in idx) + " |" for row in cells]
+
+
 def _markdown_tables(output: str) -> str:
-    "The tables of a `compare` output as README markdown: `### title` becomes `#### title` (a subsection there)."
-    blocks, keep = [], False
-    for line in output.splitlines():
+    "The tables of a `compare` output as README markdown, README_COLUMNS only: `### title` becomes `#### title`."
+    blocks, keep, table = [], False, []
+    for line in output.splitlines() + [""]:
+        if table and not line.startswith("|"):
+            blocks += readme_columns(table)
+            table = []
         if line.startswith("### "):
             keep = True
             blocks.append("#" + line)
-        elif keep and (line.startswith("|") or not line.strip()):
+        elif keep and line.startswith("|"):
+            table.append(line)
+        elif keep and not line.strip():
             blocks.append(line)
         else:
             keep = False

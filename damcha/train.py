@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_train.ipynb #a6878bf5
 from __future__ import annotations
-import contextlib, hashlib, inspect, io, json, logging, math, os, random, sys, time
+import contextlib, hashlib, inspect, io, json, logging, math, os, random, sys, time, warnings
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 import torch
@@ -20,14 +20,14 @@ from .models import ATTENTIONS, Decoder, VisionTransformer, param_counts
 from .data import Task, make_task, PatchReconstructor, row_mask, masked_patch_mse, patchify, TASKS as DATA_TASKS
 
 # %% auto #0
-__all__ = ['TASKS', 'MAX_SEED', 'CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RESUME_FREE', 'LOCK_NAME', 'default_warmup',
-           'TrainConfig', 'resolve_device', 'setup_distributed', 'autocast_for', 'stress', 'distribute', 'build_model',
-           'model_params', 'attention_flops_per_token', 'step_generator', 'train_batch', 'eval_batches', 'aux_loss',
-           'lr_at', 'make_optimizer', 'set_lr', 'train_step', 'evaluate', 'AttentionMonitor', 'grad_norm_stats',
+__all__ = ['TASKS', 'MAX_SEED', 'CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'LOCK_NAME', 'default_warmup', 'TrainConfig',
+           'resolve_device', 'setup_distributed', 'autocast_for', 'stress', 'distribute', 'build_model', 'model_params',
+           'attention_flops_per_token', 'step_generator', 'train_batch', 'eval_batches', 'aux_loss', 'lr_at',
+           'make_optimizer', 'set_lr', 'train_step', 'evaluate_split', 'AttentionMonitor', 'grad_norm_stats',
            'run_grad_norm_stats', 'stability_summary', 'measure_logits', 'CheckpointError', 'CorruptCheckpointError',
-           'atomic_save', 'load_checkpoint', 'find_checkpoint', 'sweep_temporary', 'data_id', 'checkpoint_state',
-           'restore', 'NonFiniteLossError', 'read_metrics', 'open_run', 'RunLockedError', 'RunLock', 'train',
-           'run_torchrun', 'plot_runs']
+           'atomic_save', 'load_checkpoint', 'find_checkpoint', 'data_id', 'checkpoint_state', 'restore',
+           'NonFiniteLossError', 'read_metrics', 'open_run', 'RunLockedError', 'RunLock', 'train', 'run_torchrun',
+           'plot_runs']
 
 # %% ../nbs/09_train.ipynb #22450232
 TASKS = DATA_TASKS # every task of chapter 08: text, images, recall and source-conditioned text
@@ -358,7 +358,7 @@ def _tokens_per_example(task: Task) -> int:
     return (task.image_size // task.patch_size) ** 2
 
 @torch.no_grad()
-def evaluate(model: nn.Module, dataset, task: Task, cfg: TrainConfig, device, amp=None) -> dict:
+def evaluate_split(model: nn.Module, dataset, task: Task, cfg: TrainConfig, device, amp=None) -> dict:
     "Mean loss (and accuracy, bits per character) over the fixed validation batches."
     amp = contextlib.nullcontext() if amp is None else amp
     was = model.training
@@ -483,7 +483,7 @@ def measure_logits(model: nn.Module, batch, task: Task, cfg: TrainConfig, device
 # %% ../nbs/09_train.ipynb #8b3a5e70
 CKPT_FORMAT = "damcha-checkpoint-2"
 CKPT_NAME, CKPT_PREVIOUS = "ckpt.pt", "ckpt.prev.pt"
-RESUME_FREE = {"out", "resume", "device", "progress", "compile", "download", "data", "steps"}
+_RESUME_FREE = {"out", "resume", "device", "progress", "compile", "download", "data", "steps"}
 _log = logging.getLogger("damcha.train")
 
 class CheckpointError(ValueError):
@@ -557,7 +557,7 @@ def load_checkpoint(path: str | Path, cfg: TrainConfig | None = None) -> dict:
         now = _config_of(cfg)
         then = {**_config_of(TrainConfig()), **ck["config"]}                       # fields added since: their defaults
         same = lambda k: then[k] == now[k] or (k == "warmup" and now[k] is None)   # None: the run's own warm-up
-        diff = [f"{k}: checkpoint {then[k]!r}, now {now[k]!r}" for k in now if k not in RESUME_FREE and not same(k)]
+        diff = [f"{k}: checkpoint {then[k]!r}, now {now[k]!r}" for k in now if k not in _RESUME_FREE and not same(k)]
         if diff:
             raise CheckpointError(f"checkpoint {path} is from another configuration; differing fields: "
                                   + "; ".join(diff))
@@ -588,7 +588,7 @@ def find_checkpoint(out: str | Path, cfg: TrainConfig | None = None,
         raise CorruptCheckpointError(f"no usable checkpoint in {out}: " + "; ".join(problems))
     return None, None
 
-def sweep_temporary(out: str | Path) -> list[Path]:
+def _sweep_temporary(out: str | Path) -> list[Path]:
     "Remove the temporary files (`.NAME.tmpPID`) that interrupted saves left in `out`; returns their paths."
     stale = [p for p in Path(out).glob(".*.tmp*") if p.is_file()]
     for p in stale:
@@ -698,7 +698,7 @@ def open_run(out: str | Path, cfg: TrainConfig, main: bool = True, world: int = 
     if not main:
         return ck
     out.mkdir(parents=True, exist_ok=True)
-    stale = sweep_temporary(out)
+    stale = _sweep_temporary(out)
     if stale:
         _log.warning(f"removed {len(stale)} temporary file(s) left in {out} by an interrupted save")
     if path is not None and path.name == CKPT_PREVIOUS and (out / CKPT_NAME).exists():
@@ -972,7 +972,7 @@ def _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights
                 _write(log, dict(kind="train", step=done, loss=lv, lr=lr, grad_norm=nv))
             if done % cfg.eval_every == 0 or done == cfg.steps:
                 seen = iv.summary(cfg, tokens_per_step)
-                val = evaluate(model, task.val, task, cfg, device, amp)
+                val = evaluate_split(model, task.val, task, cfg, device, amp)
                 val.update(_hooked(eval_hook, model, task, cfg, device, "val", done, val))
                 rec = dict(kind="eval", step=done, **{f"val_{k}": v for k, v in val.items()}, lr=lr, **seen,
                            **monitor.read(world=world), **measure_logits(model, probe, task, cfg, device, amp),
@@ -988,7 +988,7 @@ def _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights
                     break
         else:
             if task.test is not None:
-                test = evaluate(model, task.test, task, cfg, device, amp)
+                test = evaluate_split(model, task.test, task, cfg, device, amp)
                 test.update(_hooked(eval_hook, model, task, cfg, device, "test", cfg.steps, test))
                 rec = dict(kind="test", step=cfg.steps, **{f"test_{k}": v for k, v in test.items()})
                 _write(log, rec)
@@ -1041,3 +1041,14 @@ def plot_runs(paths, # metrics.jsonl files or run directories
     ax.set_ylabel(key)
     ax.legend(fontsize=8)
     return ax
+
+# %% ../nbs/09_train.ipynb #9550b6a2
+_RENAMED = {"evaluate": "evaluate_split", "sweep_temporary": "_sweep_temporary", "RESUME_FREE": "_RESUME_FREE"}
+
+def __getattr__(name: str):
+    "The first edition's names of this module, with a warning that names the new one."
+    if name not in _RENAMED:
+        raise AttributeError(f"module 'damcha.train' has no attribute {name!r}")
+    warnings.warn(f"damcha.train.{name} is now damcha.train.{_RENAMED[name]} (the old name goes in the next release)",
+                  DeprecationWarning, stacklevel=2)
+    return globals()[_RENAMED[name]]

@@ -313,7 +313,8 @@ class MixtureOfAttentionHeads(LogitsSource, nn.Module):
         return self.n_experts * (f * P).sum(), (torch.logsumexp(logits, -1).pow(2) * w).sum() / n
 
 # %% ../nbs/06_baselines.ipynb #0247e0f2
-def _moa_forward(self: MixtureOfAttentionHeads, x: Tensor, mask: Tensor | None = None, padding_mask: Tensor | None = None,
+def _moa_forward(self: MixtureOfAttentionHeads, x: Tensor, mask: Tensor | None = None,
+                 padding_mask: Tensor | None = None,
         causal: bool = False, cache: dict | None = None) -> Tensor: # (B, T, D)
     "Each token's `k` experts attend over the shared keys and values; their gated outputs, projected by `W^o_e`."
     x, pm = prepare_call(x, self.d_model, self.n_heads, mask, padding_mask, causal, cache)

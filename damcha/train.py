@@ -15,7 +15,7 @@ from torch import Tensor
 from torch.utils.data import default_collate
 from .generator import MetricGenerator, param_groups, clip_grad_norm_, metric_param_counts
 from .matroid import MatroidalMetric, DenseMetric
-from .attention import recording_logits, masked_weights
+from .contract import recording_logits, masked_weights
 from .models import ATTENTIONS, Decoder, VisionTransformer, param_counts
 from .data import Task, make_task, PatchReconstructor, row_mask, masked_patch_mse, patchify, TASKS as DATA_TASKS
 
@@ -1042,7 +1042,7 @@ def plot_runs(paths, # metrics.jsonl files or run directories
     ax.legend(fontsize=8)
     return ax
 
-# %% ../nbs/09_train.ipynb #9550b6a2
+# %% ../nbs/09_train.ipynb #c612b0c8
 _RENAMED = {"evaluate": "evaluate_split", "sweep_temporary": "_sweep_temporary", "RESUME_FREE": "_RESUME_FREE"}
 
 def __getattr__(name: str):

@@ -92,6 +92,7 @@ def _flags(message: str, names: dict[str, str]) -> str:
 
 def _check_out(path: str | Path, flag: str = "--out") -> None:
     "A ValueError naming `flag` unless `path` is, or can become, a directory this process writes to; leaves no trace."
+    from damcha.train import make_dirs
     if not str(path).strip():
         raise ValueError(f"{flag} must name a directory, got {str(path)!r}")
     p = Path(path)
@@ -99,13 +100,7 @@ def _check_out(path: str | Path, flag: str = "--out") -> None:
         raise ValueError(f"{flag} {path}: exists and is not a directory")
     created = []
     try:
-        for d in [*reversed(p.parents), p]:                                       # from the root down
-            if not d.exists():
-                try:
-                    d.mkdir()
-                except FileExistsError:                                           # made meanwhile by another process
-                    continue
-                created.append(d)
+        make_dirs(p, created)                                                     # what it made, even if it fails
         with tempfile.TemporaryFile(dir=p):
             pass
     except OSError as e:

@@ -26,8 +26,8 @@ __all__ = ['TASKS', 'MAX_SEED', 'CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'LO
            'make_optimizer', 'set_lr', 'train_step', 'evaluate_split', 'AttentionMonitor', 'grad_norm_stats',
            'run_grad_norm_stats', 'stability_summary', 'measure_logits', 'CheckpointError', 'CorruptCheckpointError',
            'atomic_save', 'load_checkpoint', 'find_checkpoint', 'data_id', 'checkpoint_state', 'restore',
-           'NonFiniteLossError', 'read_metrics', 'open_run', 'RunLockedError', 'RunLock', 'train', 'run_torchrun',
-           'plot_runs']
+           'NonFiniteLossError', 'read_metrics', 'open_run', 'RunLockedError', 'make_dirs', 'RunLock', 'train',
+           'run_torchrun', 'plot_runs']
 
 # %% ../nbs/09_train.ipynb #22450232
 TASKS = DATA_TASKS # every task of chapter 08: text, images, recall and source-conditioned text
@@ -749,9 +749,9 @@ LOCK_NAME = ".lock"
 class RunLockedError(ValueError):
     "Another live process is training in the run directory."
 
-def _made_dirs(p: Path) -> list[Path]:
-    "Create `p` and its missing parents; returns the directories this call created, outermost first."
-    made = []
+def make_dirs(p: Path, made: list[Path] | None = None) -> list[Path]:
+    "Create `p` and its missing parents: the directories this call created, outermost first, appended to `made` as made."
+    made = [] if made is None else made
     for d in [*reversed(p.parents), p]:
         if not d.exists():
             try:
@@ -775,7 +775,7 @@ class RunLock:
     def __init__(self, out: str | Path):
         self.out = Path(out)
         self.path, self.fd = self.out / LOCK_NAME, None
-        self.made = _made_dirs(self.out)
+        self.made = make_dirs(self.out)
         self.had_metrics = (self.out / "metrics.jsonl").exists()
         try:
             self._acquire()

@@ -1,18 +1,10 @@
 "The README's first-command check: counts exact, trained numbers within tolerances measured across CPU kernel paths."
-import re, sys
+import re
 from pathlib import Path
+from test_package import _readme_module # tools/readme.py as a module (tests/ is on sys.path under pytest)
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = sorted((ROOT / "tests" / "quick_kernels").glob("*.txt"))
-
-
-def _readme_module():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import readme
-        return readme
-    finally:
-        sys.path.pop(0)
 
 
 def _printed(readme) -> str:

@@ -290,13 +290,14 @@ def _compare_parser(sub) -> argparse.ArgumentParser:
                        description="Run the comparisons of the experiments chapter; results go to OUT "
                                    "(results.jsonl, summary.md, summary.csv, figures). Rerunning the same command "
                                    "skips finished runs and resumes an interrupted one.")
-    p.add_argument("--preset", choices=("quick", "first", "headlocal", "budget", "reference"),
-                   default="quick",
+    import damcha.budget, damcha.shakespeare                                   # chapters 10a, 10b: their presets
+    p.add_argument("--preset", choices=tuple(k for k in damcha.experiments.PRESETS if k != "tiny"), default="quick",
                    help="quick: minutes on a CPU, no files; first: the matroidal proposal's first comparison; "
                         "headlocal: DAMCHA's full vs head-local context; budget: rates chosen per model, 2M "
                         "characters per run, matched controls (hours; start the command twice to use two "
                         "processes); reference: the reference implementation's other workflows, "
-                        "source-conditioned generation and masked reconstruction, with their metrics. first "
+                        "source-conditioned generation and masked reconstruction, with their metrics; shakespeare: "
+                        "nanoGPT's character recipe on Tiny Shakespeare, chapter 10b (--ptb: its folder). first "
                         "and budget need --ptb; headlocal reads it when given")
     p.add_argument("--out", default=None, help="output directory (default: runs/compare-PRESET)")
     p.add_argument("--dry-run", action="store_true", help="list the runs, marking those already done, and stop")

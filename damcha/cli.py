@@ -98,7 +98,8 @@ _TASK_HELP = {"recall": "synthetic associative recall, no files",
               "cifar10": "CIFAR-10 images", "cifar100": "CIFAR-100 images", "mnist": "MNIST images",
               "seq2seq": "source-conditioned text: synthetic concept sets to sentences, or a folder",
               "commongen": "CommonGen concept sets to sentences",
-              "wmt14": "WMT14 English to German"}
+              "wmt14": "WMT14 English to German",
+              "shakespeare-char": "Tiny Shakespeare cut as nanoGPT cuts it, the last 10 % halved into val / test"}
 _DATA_HELP = {"recall": "no data",
               "ptb-char": "the folder of ptb.char.*.txt",
               "text": "the UTF-8 file",
@@ -109,7 +110,8 @@ _DATA_HELP = {"recall": "no data",
               "seq2seq": "'synthetic' (the default, no file) or a folder of train.en / train.de or of CommonGen "
                          "JSON lines",
               "commongen": "the folder of CommonGen JSON lines (train, dev or validation, test)",
-              "wmt14": "the folder of train.en / train.de, valid.* (or dev.*) and test.*"}
+              "wmt14": "the folder of train.en / train.de, valid.* (or dev.*) and test.*",
+              "shakespeare-char": "input.txt or its folder"}
 
 def _task_help() -> tuple[str, str]:
     "Help of --task and --data: every task of damcha.data.TASKS, with what its data is."

@@ -12,9 +12,9 @@ from .data import make_task, last10_loss
 
 # %% auto #0
 __all__ = ['RECIPE', 'SWEEP', 'LONG', 'RATES', 'STRESS', 'EXIT_NATS', 'NANOGPT', 'CONFIGS', 'FAMILY', 'NANOGPT_HERE',
-           'NANOGPT_VARIANTS', 'shakespeare_configs', 'default_shakespeare_dir', 'unigram_loss', 'shakespeare_runs',
-           'mann_whitney', 'welch_interval', 'run_numbers', 'exit_steps', 'chosen_rates', 'shakespeare_references',
-           'status_lines', 'shakespeare_report', 'plot_shakespeare_curves']
+           'NANOGPT_VARIANTS', 'SHAKESPEARE_PRESET', 'shakespeare_configs', 'default_shakespeare_dir', 'unigram_loss',
+           'shakespeare_runs', 'mann_whitney', 'welch_interval', 'run_numbers', 'exit_steps', 'chosen_rates',
+           'shakespeare_references', 'status_lines', 'shakespeare_report', 'plot_shakespeare_curves']
 
 # %% ../nbs/10b_shakespeare.ipynb #62c6fb3b
 RECIPE = dict(task="shakespeare-char", seq_len=64, batch_size=12, d_model=128, n_heads=4, n_layers=4, d_ff=512,
@@ -227,7 +227,8 @@ def _family_lines(rows: dict[str, list[float]]) -> list[str]:
     out += [f"| {t['a']} - {t['b']} | {t['n'][0]}, {t['n'][1]} | {t['diff']:+.4f} | {t['ci'][0]:+.4f} .. "
             f"{t['ci'][1]:+.4f} | {t['p']:.2g} | {t['p_holm']:.2g} | {t['mw']['p']:.3g} ({t['mw']['p_min']:.3g}) |"
             for t in tests]
-    return out + ["", f"{len(tests)} of the {len(FAMILY)} pre-named pairs tested (the others lack seeds)."]
+    return out + ["", f"{len(tests)} of the {len(FAMILY)} pre-named pairs tested"
+                  + ("." if len(tests) == len(FAMILY) else " (the others lack seeds).")]
 
 def _table(rows_of: dict[str, list[dict]], order) -> tuple[list[str], dict[str, list[float]]]:
     "Per configuration: seeds, best step, validation, test and last-10 % numbers; and config -> test bpc per seed."
@@ -325,6 +326,12 @@ def shakespeare_report(results: list[dict], out: str | Path, data=None, log=prin
     table, tests = _table(recipe, order)
     lines += ["## Recipe rows at the chosen rates (2,000 steps; best-validation model on the test half)", "", *table,
               "", "## The pre-named comparisons (test bits per character)", "", *_family_lines(tests), ""]
+    published = [n["test_bpc"] for n in map(run_numbers, recipe.get(anchor, [])) if n]
+    if "mha" in chosen and chosen["mha"] != RECIPE["lr"] and len(published) >= 2 and len(tests.get("mha", [])) >= 2:
+        w, (lo, hi) = welch(tests["mha"], published), welch_interval(tests["mha"], published)
+        lines += [f"The sweep's choice for mha checked at the recipe (outside the family, uncorrected): lr="
+                  f"{chosen['mha']:g} minus the published {RECIPE['lr']:g}, test bpc {w['diff']:+.4f} "
+                  f"({lo:+.4f} .. {hi:+.4f}; Welch p {w['p']:.2g}; seeds {len(tests['mha'])}, {len(published)}).", ""]
     lines += ["## Long rows (10,000 steps)", "", *_long_lines(results, refs), ""]
     lines += ["## Stress: the chosen rate times 2, 4, ... with bf16 autocast", "",
               *_stress_lines(results, data, RECIPE["seq_len"]), ""]
@@ -383,4 +390,4 @@ def _shakespeare_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list
                          "set DAMCHA_SHAKESPEARE")
     return shakespeare_runs(folder, done, seeds or (0, 1, 2, 3, 4))
 
-register_preset("shakespeare", _shakespeare_preset, report=shakespeare_report, staged=True)
+SHAKESPEARE_PRESET = register_preset("shakespeare", _shakespeare_preset, report=shakespeare_report, staged=True)

@@ -1,4 +1,4 @@
-"""The micro-measurements quoted in the benchmark chapter (nbs/11_bench.ipynb), one command each:
+"""The micro-measurements quoted in the benchmark chapter (nbs/12_bench.ipynb), one command each:
 
     python tools/microbench.py grad --threads 1        # the 128 MiB weight gradient: fresh pages vs pages already mapped
     THP_MEM_ALLOC_ENABLE=1 python tools/microbench.py grad --threads 1
@@ -28,7 +28,7 @@ def grad():
             "pages already mapped": lambda: buf.copy_(g.unsqueeze(2).expand_as(buf))}
 
 def products():
-    "The four products of a chunk of 512 contexts (chapter 02), each against the anchor's rate."
+    "The four products of a chunk of 512 contexts (chapter 01), each against the anchor's rate."
     a, b = torch.randn(2048, 2048), torch.randn(2048, 2048)
     W, h, gm = torch.randn(H * DH * DH, NH), torch.randn(512, NH), torch.randn(512, H * DH * DH)
     buf, gh, gW = torch.empty(512, H * DH * DH), torch.empty(512, NH), torch.empty(H * DH * DH, NH)

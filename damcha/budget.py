@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Sequence
 from torch.utils.data import Subset
 from .experiments import RunSpec, DIGITS, attention_configs, curve_styles, _headline, _ms, _fmt, _num
+from .experiments import PRESETS, register_preset, ptb_or_error
 from .models import matched_qk_dim
 from .data import make_task
 
@@ -545,3 +546,15 @@ def plot_lowdata_ngrams(results: list[dict], lowdata: dict | None, references: d
     ax.set_title("ptb-char: less data, with n-gram models of the same share", fontsize=9)
     ax.legend(fontsize=6, loc="lower center")
     return ax
+
+# %% ../nbs/11a_budget.ipynb #521bbf13
+def _budget_report(results: list[dict], out: Path, data: str, log=print) -> None:
+    "The budget preset's report: `budget_report` with the n-gram references (whole text and each low-data share)."
+    low = sorted({r["seed"] for r in results if r["experiment"].endswith("low-data")})
+    lowdata = lowdata_references(data, out, FRACTIONS, low, CHARS["seq_len"], log=log) if low else None
+    budget_report(results, out, cached_references(data, out), lowdata)
+
+def _budget_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunSpec]:
+    return budget_runs(ptb_or_error("budget", data), done, seeds or (0, 1, 2, 3, 4))
+
+register_preset("budget", _budget_preset, report=_budget_report, staged=True)

@@ -28,13 +28,14 @@ from torch.utils.data import Dataset, Subset, TensorDataset
 __all__ = ['UNK', 'PTB_CHAR_URL', 'PTB_CHAR', 'IGNORE_INDEX', 'MNIST_FILES', 'HUTTER', 'HUTTER_SPLIT', 'TEXT8_CHARS',
            'SPECIAL_TOKENS', 'PAD_ID', 'SEP_ID', 'EOS_ID', 'UNK_ID', 'CONCEPT_WORDS', 'COMMONGEN_FILES',
            'COMMONGEN_PARQUET', 'COMMONGEN_PARQUET_DIRS', 'PARALLEL_SPLITS', 'WMT_CSV', 'OBJECTIVES', 'RECALL_SIZES',
-           'TOKENIZERS', 'TASKS', 'IMAGE_TASKS', 'SEQ2SEQ_TASKS', 'DataNotFoundError', 'read_ptb_char',
-           'write_ptb_char', 'CharVocab', 'sha256_file', 'download', 'default_cache_dir', 'ptb_char_splits',
-           'split_points', 'split_text', 'CharLMDataset', 'AssociativeRecall', 'images_digits', 'images_cifar10',
-           'patchify', 'unpatchify', 'row_mask', 'mask_images', 'masked_patch_mse', 'PatchReconstructor',
-           'plot_reconstruction', 'images_cifar100', 'images_mnist', 'read_zip_member', 'hutter_corpus', 'encode_text8',
-           'CharTokenizer', 'BPETokenizer', 'tokenizer_from_dict', 'save_tokenizer', 'load_tokenizer', 'Seq2SeqDataset',
-           'concept_pairs', 'read_commongen', 'read_parallel', 'wmt_csv_path', 'read_wmt_csv', 'Task', 'make_task']
+           'TOKENIZERS', 'TASKS', 'IMAGE_TASKS', 'SEQ2SEQ_TASKS', 'SHAKESPEARE', 'CHAR_TASKS', 'DataNotFoundError',
+           'read_ptb_char', 'write_ptb_char', 'CharVocab', 'sha256_file', 'download', 'default_cache_dir',
+           'ptb_char_splits', 'split_points', 'split_text', 'CharLMDataset', 'AssociativeRecall', 'images_digits',
+           'images_cifar10', 'patchify', 'unpatchify', 'row_mask', 'mask_images', 'masked_patch_mse',
+           'PatchReconstructor', 'plot_reconstruction', 'images_cifar100', 'images_mnist', 'read_zip_member',
+           'hutter_corpus', 'encode_text8', 'CharTokenizer', 'BPETokenizer', 'tokenizer_from_dict', 'save_tokenizer',
+           'load_tokenizer', 'Seq2SeqDataset', 'concept_pairs', 'read_commongen', 'read_parallel', 'wmt_csv_path',
+           'read_wmt_csv', 'Task', 'make_task', 'OffsetLMDataset', 'shakespeare_cuts', 'last10_loss']
 
 # %% ../nbs/08_data.ipynb #cfb52184
 class DataNotFoundError(FileNotFoundError, ValueError):
@@ -1252,3 +1253,64 @@ def make_task(name: str, # one of TASKS
         task.train = _train_fraction(task.train, fraction, seed)
     task.info.update(fraction=fraction, sizes=_sizes(task))
     return task
+
+# %% ../nbs/08_data.ipynb #b5bed458
+class OffsetLMDataset(CharLMDataset):
+    "Next-token windows at every start offset: item i = (ids[i:i+L], ids[i+1:i+L+1]), both (L,) long."
+    def __len__(self) -> int:
+        return self.ids.numel() - self.seq_len
+
+    def __getitem__(self, i: int) -> tuple[Tensor, Tensor]:
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"index {i} out of range for {n} windows")
+        s = i % n
+        return self.ids[s:s + self.seq_len].long(), self.ids[s + 1:s + self.seq_len + 1].long()
+
+SHAKESPEARE = dict(file="input.txt", characters=1_115_394, symbols=65,
+                   sha256="86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed")
+CHAR_TASKS = ("ptb-char", "text", "enwik8", "text8", "shakespeare-char")
+
+def shakespeare_cuts(n: int) -> tuple[int, int]:
+    "(train end, validation end) of a text of `n` characters: nanoGPT's int(0.9 n), then half of the rest."
+    cut = int(n * 0.9)
+    return cut, cut + (n - cut) // 2
+
+def _shakespeare_task(data=None, seq_len: int = 64, **_) -> Task:
+    if data is None:
+        raise ValueError("task 'shakespeare-char' needs data=<input.txt or a folder holding it>")
+    path = Path(data).expanduser()
+    path = path / SHAKESPEARE["file"] if path.is_dir() else path
+    if not path.is_file():
+        raise DataNotFoundError(f"task 'shakespeare-char': no such file {str(path)!r} (data= must be Tiny "
+                                "Shakespeare's input.txt or a folder holding it)")
+    text = path.read_text(encoding="utf-8")
+    vocab = CharVocab.build(text)                                         # the whole text's characters, no UNK
+    a, b = shakespeare_cuts(len(text))
+    parts = dict(train=text[:a], val=text[a:b], test=text[b:])
+    for split, t in parts.items():
+        if len(t) < seq_len + 1:
+            raise ValueError(f"shakespeare-char: the {split} split has {len(t)} characters, too few for "
+                             f"seq_len={seq_len} (needs at least {seq_len + 1}); use a shorter seq_len or more text")
+    ids = {s: vocab.encode(t) for s, t in parts.items()}
+    ds = dict(train=OffsetLMDataset(ids["train"], seq_len), val=CharLMDataset(ids["val"], seq_len),
+              test=CharLMDataset(ids["test"], seq_len))
+    scored = {s: len(ds[s]) * seq_len for s in ("val", "test")}
+    info = dict(source=str(path), characters={s: len(t) for s, t in parts.items()}, scored_characters=scored,
+                protocol=f"nanoGPT's cut: train = the first int(0.9 n) = {a:,} characters (a window at every offset); "
+                         f"its last 10 % halved in order: val = characters {a:,}..{b - 1:,}, "
+                         f"test = {b:,}..{len(text) - 1:,}"
+                         "; both scored whole in non-overlapping windows; vocabulary from the whole text",
+                vocabulary="sorted unique characters of the whole text (nanoGPT's prepare.py)")
+    if path.name == SHAKESPEARE["file"] and len(text) == SHAKESPEARE["characters"]:
+        info["sha256_matches"] = sha256_file(path) == SHAKESPEARE["sha256"]
+    return Task("shakespeare-char", "lm", ds["train"], ds["val"], ds["test"], vocab_size=len(vocab), seq_len=seq_len,
+                vocab=vocab.to_dict(), info=info)
+
+def last10_loss(val: dict, test: dict, task: Task) -> float:
+    "The loss over nanoGPT's whole validation part (the last 10 %): the token-weighted mean of val's and test's."
+    nv, nt = task.info["scored_characters"]["val"], task.info["scored_characters"]["test"]
+    return (val["loss"] * nv + test["loss"] * nt) / (nv + nt)
+
+_BUILDERS["shakespeare-char"] = _shakespeare_task
+TASKS = tuple(_BUILDERS)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import contextlib, csv, functools, json, math, os, re, shutil, statistics, sys, time
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
+from typing import Callable
 import torch
 import torch.nn as nn
 from .generator import MetricGenerator
 from .matroid import MahalanobisAttention
 from .train import TrainConfig, train, build_model, evaluate, load_checkpoint, read_metrics, resolve_device
-from .train import model_params, stability_summary, atomic_save, CKPT_FORMAT
+from .train import model_params, stability_summary, atomic_save, CKPT_FORMAT, eval_batches
 try:
     import fcntl
 except ImportError:                                                     # not on Windows: one worker per folder
@@ -20,10 +21,11 @@ except ImportError:                                                     # not on
 from .data import make_task
 
 # %% auto #0
-__all__ = ['MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'PRESETS', 'FULL_SPLIT', 'CLAIM', 'PRUNE_DELTAS', 'TABLE_COLUMNS',
-           'attention_configs', 'RunSpec', 'default_ptb_dir', 'preset_runs', 'prune_model', 'post_evaluations',
-           'run_specs', 'summarize', 'table_markdown', 'write_tables', 'curve_styles', 'plot_curves',
-           'plot_metric_vs_params', 'plot_lowdata', 'compare']
+__all__ = ['MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'FULL_SPLIT', 'CLAIM', 'PRESETS', 'PRUNE_DELTAS', 'TABLE_COLUMNS',
+           'attention_configs', 'RunSpec', 'default_ptb_dir', 'Preset', 'register_preset', 'preset_runs',
+           'ptb_or_error', 'prune_model', 'attention_peaks', 'post_evaluations', 'run_specs', 'summarize',
+           'table_markdown', 'write_tables', 'curve_styles', 'plot_curves', 'plot_metric_vs_params', 'plot_lowdata',
+           'compare']
 
 # %% ../nbs/11_experiments.ipynb #5271c499
 def attention_configs(d: int = 16) -> dict[str, dict]:
@@ -59,7 +61,7 @@ class RunSpec:
     config: str # a label of attention_configs
     seed: int
     settings: dict # TrainConfig fields (without seed and out)
-    post: tuple = () # 'prune' and/or 'block-scales'
+    post: tuple = () # 'prune', 'block-scales', 'attention' (attention_peaks of the last model)
     select: bool = False # keep the best model on the whole validation split; score it on the whole test split
     metrics: bool = False # record the task's generation or reconstruction metrics (chapter 10's metric_hook)
 
@@ -86,16 +88,40 @@ TEXT = dict(MODEL, task="ptb-char", seq_len=64, batch_size=16, steps=400, lr=3e-
 DIGITS = dict(MODEL, task="digits", batch_size=32, steps=200, lr=2e-3, eval_every=40, eval_batches=6)
 
 HEADLOCAL = ("damcha rowsum", "damcha rowsum head-local")
-PRESETS = ("quick", "first", "headlocal", "budget", "reference", "tiny")
 FULL_SPLIT = 10 ** 9 # eval_batches that cover a whole split
 CLAIM = "claim.pid" # a run's claim file: the id of the process training it
 
+@dataclass(frozen=True)
+class Preset:
+    "A named comparison: its runs and, optionally, the report written once every run has its result."
+    runs: Callable # (data, done, seeds) -> list[RunSpec]; done: run_id -> result of the runs finished under out
+    report: Callable | None = None # (results, out, data, log) -> None
+    staged: bool = False # later runs appear as earlier ones finish (a sweep, then the rows it chooses)
+
+PRESETS: dict[str, Preset] = {} # name -> Preset; later chapters add theirs with `register_preset`
+
+def register_preset(name: str, runs: Callable, report: Callable | None = None, staged: bool = False) -> Preset:
+    "Make `preset_runs(name)` and `compare(name)` run `runs(data, done, seeds)`, then `report` (if any)."
+    if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", name):
+        raise ValueError(f"name must be lower-case letters, digits and '-', got {name!r}")
+    if not callable(runs) or (report is not None and not callable(report)):
+        raise ValueError(f"runs (and report, if given) must be callables, got {runs!r} and {report!r}")
+    PRESETS[name] = Preset(runs, report, staged)
+    return PRESETS[name]
+
 def preset_runs(preset: str, ptb_dir: str | Path | None = None, seeds: tuple[int, ...] | None = None,
                 out: str | Path | None = None) -> list[RunSpec]:
-    """The runs of a preset: 'quick' (CPU, minutes, no files), 'first' (the proposal's first comparison),
-    'headlocal' (the cross-head ablation, text and digits), 'budget' (tuned, longer, with controls: chapter 11a; its
-    later runs depend on the sweeps already finished under `out`), 'reference' (the reference implementation's other
-    workflows: source-conditioned generation and masked reconstruction, with their metrics), 'tiny' (the test)."""
+    """The runs of a registered preset (`PRESETS`): a staged one's later runs depend on the results already under
+    `out`. `ptb_dir` is the data folder of the presets that read one."""
+    if preset not in PRESETS:
+        raise ValueError(f"preset must be one of {', '.join(map(repr, PRESETS))}, got {preset!r} (chapters 11a and "
+                         "11b register 'budget' and 'shakespeare': import damcha.budget, damcha.shakespeare)")
+    return PRESETS[preset].runs(ptb_dir, _done(out) if out else {}, seeds)
+
+def _builtin_runs(preset: str, ptb_dir: str | Path | None, done: dict, seeds: tuple[int, ...] | None) -> list[RunSpec]:
+    """'quick' (CPU, minutes, no files), 'first' (the proposal's first comparison), 'headlocal' (the cross-head
+    ablation, text and digits), 'reference' (the reference implementation's other workflows: source-conditioned
+    generation and masked reconstruction, with their metrics), 'tiny' (the test)."""
     confs = attention_configs(16)
     if preset == "tiny":
         tiny = dict(task="recall", d_model=16, n_heads=2, n_layers=1, d_ff=32, mlp_hidden=(8,), steps=4, batch_size=8,
@@ -110,14 +136,8 @@ def preset_runs(preset: str, ptb_dir: str | Path | None = None, seeds: tuple[int
         return [RunSpec(exp, k, s, {**base, **confs[k]}, _post(k))
                 for exp, base in (("recall", recall), ("digits-classify", digits))
                 for s in (seeds or (0,)) for k in sel]
-    if preset in ("first", "budget"):
-        ptb = Path(ptb_dir) if ptb_dir else default_ptb_dir()
-        if ptb is None:
-            raise ValueError(f"the {preset!r} preset needs the PTB character files: pass --ptb DIR (the directory of "
-                             "ptb.char.valid.txt and ptb.char.test.txt) or set DAMCHA_PTB")
-        if preset == "budget":
-            from damcha.budget import budget_runs                               # chapter 11a builds on this one
-            return budget_runs(ptb, _done(out) if out else {}, seeds or (0, 1, 2, 3, 4))
+    if preset == "first":
+        ptb = ptb_or_error(preset, ptb_dir)
         seeds = seeds or (0, 1, 2)
         text = dict(TEXT, data=str(ptb))
         core = ["mha", "dense-mahalanobis", "matroidal m=d", "matroidal m=2d", "matroidal m=4d", "damcha shared"]
@@ -136,9 +156,15 @@ def preset_runs(preset: str, ptb_dir: str | Path | None = None, seeds: tuple[int
         sel = ("mha", "matroidal m=2d", "damcha rowsum")
         return [RunSpec(exp, k, s, {**base, **confs[k]}, metrics=True)
                 for exp, base in (("seq2seq", s2s), ("digits-reconstruct", rec)) for s in (seeds or (0,)) for k in sel]
-    if preset == "headlocal":
-        return _headlocal_runs(confs, ptb_dir, seeds or (0, 1, 2, 3, 4))
-    raise ValueError(f"preset must be one of {', '.join(map(repr, PRESETS))}, got {preset!r}")
+    return _headlocal_runs(confs, ptb_dir, seeds or (0, 1, 2, 3, 4))
+
+def ptb_or_error(preset: str, ptb_dir: str | Path | None) -> Path:
+    "The PTB folder a preset reads: `ptb_dir`, else `default_ptb_dir()`; a ValueError naming --ptb if neither."
+    ptb = Path(ptb_dir) if ptb_dir else default_ptb_dir()
+    if ptb is None:
+        raise ValueError(f"the {preset!r} preset needs the PTB character files: pass --ptb DIR (the directory of "
+                         "ptb.char.valid.txt and ptb.char.test.txt) or set DAMCHA_PTB")
+    return ptb
 
 def _headlocal_runs(confs: dict, ptb_dir, seeds: tuple[int, ...]) -> list[RunSpec]:
     "Full vs head-local context, shared 'rowsum' generator: PTB characters (if found) else recall, and digits."
@@ -151,6 +177,10 @@ def _headlocal_runs(confs: dict, ptb_dir, seeds: tuple[int, ...]) -> list[RunSpe
         text = dict(MODEL, task="recall", batch_size=32, steps=300, lr=3e-3, eval_every=100, eval_batches=8)
     return [RunSpec(exp, k, s, {**base, **confs[k]}) for exp, base in ((text_exp, text), ("digits-classify", DIGITS))
             for s in seeds for k in HEADLOCAL]
+
+for _name in ("quick", "first", "headlocal", "reference", "tiny"):
+    register_preset(_name, functools.partial(_builtin_runs, _name))
+
 
 # %% ../nbs/11_experiments.ipynb #544dff7d
 PRUNE_DELTAS = (0.01, 0.03, 0.1, 0.3, 1.0)
@@ -176,6 +206,32 @@ def prune_model(model: nn.Module, delta: float) -> tuple[nn.Module, int]:
                 kept += sum(m.m for m in pruned.metrics)
     return new, kept
 
+@torch.no_grad()
+def attention_peaks(model: nn.Module, task, cfg: TrainConfig, device="cpu", batches: int = 4) -> list[dict]:
+    """Per attention layer, over every query of the first `batches` validation batches: the mean largest attention
+    probability and the mean range of the logits over the visible keys (max - min). A constant added to a query's
+    logits moves neither, unlike the largest logit itself (a distance layer's holds z_q^T M z_q / 2 tau)."""
+    from damcha.attention import recording_logits, masked_weights
+    was = model.training
+    model.eval()
+    sums = {}
+    for x, _ in eval_batches(task.val, replace(cfg, eval_batches=batches)):
+        with recording_logits(model) as layers:
+            model(x.to(device))
+        for i, layer in enumerate(layers):
+            L = layer.last_logits.float()                                            # (B, H, T, S)
+            vis = torch.ones_like(L, dtype=torch.bool) if layer.last_visible is None else layer.last_visible
+            top = L.masked_fill(~vis, -math.inf).amax(-1)                            # (B, H, T)
+            low = L.masked_fill(~vis, math.inf).amin(-1)                             # (B, H, T)
+            alive = vis.any(-1)                                                      # (B, H, T)
+            peak = masked_weights(L, vis).amax(-1)                                   # (B, H, T)
+            s = sums.setdefault(i, [0.0, 0.0, 0])
+            s[0] += float(peak[alive].sum())
+            s[1] += float((top - low)[alive].sum())
+            s[2] += int(alive.sum())
+    model.train(was)
+    return [dict(layer=i, max_prob=a / n, logit_range=b / n) for i, (a, b, n) in sorted(sums.items())]
+
 def post_evaluations(spec: RunSpec, out: Path, device="cpu") -> dict:
     "Load the run's checkpoint and make the evaluations `spec.post` asks for."
     if not spec.post:
@@ -187,6 +243,8 @@ def post_evaluations(spec: RunSpec, out: Path, device="cpu") -> dict:
     model.load_state_dict(load_checkpoint(out / "ckpt.pt", cfg)["model"])
     model.to(device).eval()
     res = {}
+    if "attention" in spec.post:
+        res["attention"] = attention_peaks(model, task, cfg, device)
     if "prune" in spec.post:
         base = _split_metrics(model, task, cfg, device)
         rows = []
@@ -411,7 +469,7 @@ def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = Fa
 # %% ../nbs/11_experiments.ipynb #5ae0035c
 def _headline(experiment: str) -> tuple[str, str]:
     "(metric key, label) of an experiment's headline number."
-    if experiment.startswith("ptb-char") or experiment.startswith("text"):
+    if experiment.startswith(("ptb-char", "text", "shakespeare")):
         return "bpc", "bits/char"
     if experiment.endswith("classify") or experiment == "recall":
         return "acc", "accuracy"
@@ -687,7 +745,7 @@ def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_r
             state = "done" if s.run_id in done else "resumes" if (out / "runs" / s.run_id / "ckpt.pt").exists() else ""
             log(f"{i:4d}  {s.experiment:20s} {s.config:24s} seed {s.seed}  {state:7s}  {s.run_id}")
         n_done = sum(s.run_id in done for s in specs)
-        later = " (more runs follow as the sweeps finish)" if preset == "budget" else ""
+        later = " (more runs follow as the sweeps finish)" if PRESETS[preset].staged else ""
         log(f"{len(specs)} runs: {n_done} done, {len(specs) - n_done} to run (in {out}){later}")
         return specs
     _check_ptb(specs)
@@ -695,12 +753,8 @@ def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_r
     rows = summarize(results)
     write_tables(rows, out)
     _save_figures(results, rows, out)
-    if preset == "budget":
-        from damcha.budget import budget_report, cached_references, lowdata_references, FRACTIONS, CHARS
-        data = specs[0].settings["data"]
-        low = sorted({r["seed"] for r in results if r["experiment"].endswith("low-data")})
-        lowdata = lowdata_references(data, out, FRACTIONS, low, CHARS["seq_len"], log=log) if low else None
-        budget_report(results, out, cached_references(data, out), lowdata)
+    if PRESETS[preset].report is not None:
+        PRESETS[preset].report(results, out, specs[0].settings.get("data"), log)
     log(table_markdown(rows))
     log(f"results: {out / 'results.jsonl'}\ntables: {out / 'summary.md'}, {out / 'summary.csv'}")
     return rows

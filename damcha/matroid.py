@@ -22,7 +22,8 @@ from .contract import LogitsSource, keep_logits
 # %% auto #0
 __all__ = ['GRAPH_KINDS', 'graph_edges', 'incidence_matrix', 'tu_brute_force', 'tu_two_per_column', 'is_totally_unimodular',
            'matroid_rank', 'MatroidalMetric', 'DenseMetric', 'mahalanobis_sdpa', 'MahalanobisAttention',
-           'MatroidalAttention', 'DenseMahalanobisAttention', 'show_graph_weights']
+           'MatroidalAttention', 'DenseMahalanobisAttention', 'MatroidalQKAttention', 'DenseQKAttention',
+           'show_graph_weights']
 
 # %% ../nbs/05_matroid.ipynb #8a0570ea
 GRAPH_KINDS = ("path", "cycle", "complete", "random")
@@ -370,6 +371,7 @@ class MahalanobisAttention(LogitsSource, nn.Module):
                  seed: int = 0, # head h's graph uses seed + h
                  dropout: float = 0.0, # attention-weight dropout (training only)
                  bias: bool = True, # biases of the z, value and output projections
+                 separate: bool = False, # separate query and key maps z_q = W_q x, z_k = W_k x (False: one W_z)
                 ):
         super().__init__()
         self.dh = head_dim(d_model, n_heads)
@@ -385,9 +387,10 @@ class MahalanobisAttention(LogitsSource, nn.Module):
             raise ValueError(f"m (edges per head) applies to metric='matroidal' only, got m={m}")
         if metric == "matroidal" and m is None and graph == "random":
             m = self.dh
-        self.d_model, self.n_heads, self.metric = d_model, n_heads, metric
+        self.d_model, self.n_heads, self.metric, self.separate = d_model, n_heads, metric, bool(separate)
         self.tau, self.eps, self.dropout = float(tau), eps, dropout
-        self.z_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.z_proj = nn.Linear(d_model, d_model, bias=bias)                          # W_q (and W_k when shared)
+        self.k_proj = nn.Linear(d_model, d_model, bias=bias) if self.separate else None  # W_k
         self.v_proj = nn.Linear(d_model, d_model, bias=bias)
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)
         self.metrics = nn.ModuleList([MatroidalMetric(self.dh, m, eps, graph=graph, seed=seed + h)
@@ -420,9 +423,9 @@ class MahalanobisAttention(LogitsSource, nn.Module):
         v = rearrange(self.v_proj(x), 'b t (h d) -> b h t d', h=H)                     # (B, H, T, dh)
         M = self.metric_matrices()                                                     # (H, dh, dh)
         p = self.dropout if self.training else 0.0
-        zk = z
+        zk = rearrange(self.k_proj(x), 'b t (h d) -> b h t d', h=H) if self.separate else z   # (B, H, T, dh) keys
         if cache is not None:
-            zk, v = extend_cache(cache, "z", z), extend_cache(cache, "v", v)          # (B, H, S, dh): everything seen
+            zk, v = extend_cache(cache, "z", zk), extend_cache(cache, "v", v)         # (B, H, S, dh): everything seen
             cache["n"] = zk.shape[2]
         q, k, vw = _mahalanobis_qkv(z, v, M, zk)                                      # (B, H, T|S, w), w >= dh + 1
         if self.record_logits:                                                         # a monitor asked for them
@@ -441,7 +444,8 @@ class MahalanobisAttention(LogitsSource, nn.Module):
         return new
 
     def extra_repr(self) -> str:
-        return f"d_model={self.d_model}, n_heads={self.n_heads}, metric={self.metric!r}, tau={self.tau:.4g}"
+        return (f"d_model={self.d_model}, n_heads={self.n_heads}, metric={self.metric!r}, tau={self.tau:.4g}"
+                + (", separate=True" if self.separate else ""))
 
 class MatroidalAttention(MahalanobisAttention):
     "`MahalanobisAttention` with the matroidal metric: `m` learned numbers per head."
@@ -452,6 +456,16 @@ class DenseMahalanobisAttention(MahalanobisAttention):
     "`MahalanobisAttention` with the dense baseline metric `L L^T + eps I`: `dh^2` learned numbers per head."
     def __init__(self, d_model: int, n_heads: int, **kwargs):
         super().__init__(d_model, n_heads, metric="dense", **kwargs)
+
+class MatroidalQKAttention(MahalanobisAttention):
+    "The matroidal metric between separate maps: logits `-dist(W_q x_t, W_k x_s) / (2 tau)`."
+    def __init__(self, d_model: int, n_heads: int, m: int | None = None, **kwargs):
+        super().__init__(d_model, n_heads, metric="matroidal", m=m, separate=True, **kwargs)
+
+class DenseQKAttention(MahalanobisAttention):
+    "The dense metric `L L^T + eps I` between separate maps: logits `-dist(W_q x_t, W_k x_s) / (2 tau)`."
+    def __init__(self, d_model: int, n_heads: int, **kwargs):
+        super().__init__(d_model, n_heads, metric="dense", separate=True, **kwargs)
 
 # %% ../nbs/05_matroid.ipynb #2b7c01cd
 def show_graph_weights(metric: MatroidalMetric, # the metric whose weights to draw

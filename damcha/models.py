@@ -14,7 +14,7 @@ from .metric import head_dim
 from .generator import MetricGenerator, context, metric_param_counts
 from .contract import check_tokens, check_padding_mask
 from .attention import DamchaAttention, cached_context
-from .matroid import MatroidalAttention, DenseMahalanobisAttention
+from .matroid import MatroidalAttention, DenseMahalanobisAttention, MatroidalQKAttention, DenseQKAttention
 from .baselines import (MultiHeadAttention, TiedMultiHeadAttention, qk_dim_for_params,
                               TalkingHeadsAttention, DCMHAttention, CollaborativeAttention,
                               MixtureOfAttentionHeads, MixedMultiHeadAttention)
@@ -30,6 +30,8 @@ ATTENTIONS: dict[str, type[nn.Module]] = {
     "damcha": DamchaAttention,
     "dense-mahalanobis": DenseMahalanobisAttention,
     "matroidal": MatroidalAttention,
+    "dense-qk": DenseQKAttention, # the distance layers with separate query and key maps (chapter 05)
+    "matroidal-qk": MatroidalQKAttention,
     "talking-heads": TalkingHeadsAttention,
     "dcmha": DCMHAttention,
     "collaborative": CollaborativeAttention,

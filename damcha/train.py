@@ -373,7 +373,7 @@ def evaluate_split(model: nn.Module, dataset, task: Task, cfg: TrainConfig, devi
     out = dict(loss=tot / max(n, 1))
     if correct is not None:
         out["acc"] = correct / max(n, 1)
-    if cfg.task in ("ptb-char", "text", "enwik8", "text8"):                    # bits per character (per byte: enwik8)
+    if cfg.task in ("ptb-char", "text", "enwik8", "text8", "shakespeare-char"):   # bits per character (enwik8: byte)
         out["bpc"] = out["loss"] / math.log(2)
     return out
 

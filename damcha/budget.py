@@ -8,7 +8,8 @@ import collections, json, math, statistics
 from pathlib import Path
 from typing import Sequence
 from torch.utils.data import Subset
-from .experiments import RunSpec, DIGITS, attention_configs, curve_styles, _headline, _ms, _fmt, _num
+from .experiments import RunSpec, DIGITS, attention_configs, curve_styles, headline_metric
+from .experiments import mean_std, fmt_mean_std, fmt_count
 from .experiments import PRESETS, register_preset, ptb_or_error
 from .models import matched_qk_dim
 from .data import make_task
@@ -17,9 +18,9 @@ from .data import make_task
 __all__ = ['RATES', 'TAUS', 'HEAD', 'CHARS', 'LONG', 'SHORT', 'DIGITS_LONG', 'DIGITS_SHORT', 'HEADLINE', 'CONTROLS', 'WIDTHS',
            'WIDTH_CONFIGS', 'FRACTIONS', 'LOWDATA_EVAL', 'LOWDATA_CONFIGS', 'EXTEND', 'COMPARISONS',
            'LOWDATA_COMPARISONS', 'ngram_bpc', 'ngram_references', 'cached_references', 'lowdata_references',
-           'beta_inc', 't_two_sided', 't_quantile', 'interval95', 'welch', 'holm', 'budget_configs', 'tuned',
-           'budget_runs', 'welch_table', 'selections', 'budget_report', 'plot_rates', 'plot_against_ngrams',
-           'plot_lowdata_ngrams']
+           'beta_inc', 't_two_sided', 't_quantile', 'interval95', 'welch', 'holm', 'budget_configs', 'grown_grid',
+           'selection_score', 'argmin_known', 'tuned', 'budget_runs', 'welch_table', 'selections', 'budget_report',
+           'plot_rates', 'plot_against_ngrams', 'plot_lowdata_ngrams']
 
 # %% ../nbs/11a_budget.ipynb #adc6f359
 def _kn_tables(train: str | Sequence[str], order: int) -> list[dict]:
@@ -240,12 +241,12 @@ def budget_configs(d_model: int = 128) -> dict[str, dict]:
 
 EXTEND = 2 # a grid grows by at most this many points past an edge that wins
 
-def _grid(start: Sequence[float], score_of) -> tuple[list[float], float | None]:
+def grown_grid(start: Sequence[float], score_of) -> tuple[list[float], float | None]:
     """The values tried so far, starting from `start` and doubled (halved) past the top (bottom) edge while the edge
     wins, at most `EXTEND` times; and the value chosen, None while a score is missing."""
     values = sorted(start)
     while True:
-        best = _argmin({v: score_of(v) for v in values})
+        best = argmin_known({v: score_of(v) for v in values})
         if best is None or len(values) >= len(start) + EXTEND or best not in (values[0], values[-1]):
             return values, best
         values = values + [best * 2] if best == values[-1] else [best / 2] + values
@@ -253,13 +254,13 @@ def _grid(start: Sequence[float], score_of) -> tuple[list[float], float | None]:
 def _mahalanobis(conf: str) -> bool:
     return conf == "dense-mahalanobis" or conf.startswith("matroidal")
 
-def _score(row: dict | None) -> float | None:
+def selection_score(row: dict | None) -> float | None:
     "A finished run's selection score: its best loss on the whole validation split (inf if it failed)."
     if row is None:
         return None
     return math.inf if row["failure"] or not row["best"] else row["best"]["val_loss"]
 
-def _argmin(scores: dict) -> object | None:
+def argmin_known(scores: dict) -> object | None:
     "The key of the smallest score, None until every score is known."
     if not scores or any(v is None for v in scores.values()):
         return None
@@ -286,13 +287,13 @@ def tuned(exp: str, conf: str, base: dict, done: dict[str, dict]) -> dict | None
     return {**base, "lr": lr, "attn_kwargs": {**base.get("attn_kwargs", {}), "tau": x * math.sqrt(HEAD)}}
 
 def _rate_grid(exp: str, conf: str, base: dict, done: dict) -> tuple[list[float], float | None]:
-    return _grid(RATES, lambda lr: _score(done.get(_rate_spec(exp, conf, lr, base).run_id)))
+    return grown_grid(RATES, lambda lr: selection_score(done.get(_rate_spec(exp, conf, lr, base).run_id)))
 
 def _tau_grid(exp: str, conf: str, base: dict, lr: float, done: dict) -> tuple[list[float], float | None]:
     "Temperatures in units of sqrt(head width); 1 is the rate run's own."
-    rate_run = _score(done.get(_rate_spec(exp, conf, lr, base).run_id))
-    return _grid((*TAUS, 1.0), lambda x: rate_run if x == 1.0 else
-                 _score(done.get(_tau_spec(exp, conf, lr, x, base).run_id)))
+    rate_run = selection_score(done.get(_rate_spec(exp, conf, lr, base).run_id))
+    return grown_grid((*TAUS, 1.0), lambda x: rate_run if x == 1.0 else
+                 selection_score(done.get(_tau_spec(exp, conf, lr, x, base).run_id)))
 
 def _sweeps(exp: str, bases: dict[str, dict], done: dict[str, dict]) -> list[RunSpec]:
     "The short runs that choose each configuration's rate, then (once its rates are in) its temperature."
@@ -355,7 +356,7 @@ LOWDATA_COMPARISONS = tuple((f"{a} @{fr:g}", f"{b} @{fr:g}") for fr in FRACTIONS
 
 def _per_seed(results: list[dict], exp: str, conf: str, split: str = "val") -> dict[int, float]:
     "seed -> the best-validation model's headline metric on `split`, for the finished runs of one row."
-    key = _headline(exp)[0]
+    key = headline_metric(exp)[0]
     return {r["seed"]: r["best"][f"{split}_{key}"] for r in results
             if r["experiment"] == exp and r["config"] == conf and not r["failure"] and r.get("best")}
 
@@ -376,7 +377,7 @@ def selections(results: list[dict], exp: str) -> list[dict]:
     for r in results:
         if r["experiment"] in (f"{exp} rates", f"{exp} tau"):
             conf, _, knob = r["config"].partition(" lr=")
-            rows.setdefault(conf, {})["lr=" + knob] = _score(r)
+            rows.setdefault(conf, {})["lr=" + knob] = selection_score(r)
     return [dict(config=c, **{k: v for k, v in sorted(knobs.items())},
                  chosen=min(knobs, key=knobs.get)) for c, knobs in rows.items()]
 
@@ -397,7 +398,7 @@ def budget_report(results: list[dict], out: str | Path, references: dict | None 
             knobs = sorted({k for s in sel for k in s if k not in ("config", "chosen")})
             lines += [f"## {exp}: short-sweep validation loss (the choice in the last column)", "",
                       "| config | " + " | ".join(knobs) + " | chosen |", "|---" * (len(knobs) + 2) + "|"]
-            lines += ["| " + " | ".join([s["config"]] + [_num(s.get(k), "{:.4f}") for k in knobs] + [s["chosen"]])
+            lines += ["| " + " | ".join([s["config"]] + [fmt_count(s.get(k), "{:.4f}") for k in knobs] + [s["chosen"]])
                       + " |" for s in sel]
             lines.append("")
     groups = {}
@@ -409,17 +410,18 @@ def budget_report(results: list[dict], out: str | Path, references: dict | None 
                   "| experiment | config | seeds | val | val 95 % | test | per-seed val | grad-norm CV | max logit |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for (exp, conf), rs in groups.items():
-            key = _headline(exp)[0]
+            key = headline_metric(exp)[0]
             ok = sorted((r for r in rs if not r["failure"]), key=lambda r: r["seed"])
             v = [r["best"][f"val_{key}"] for r in ok]
             t = [r["best"].get(f"test_{key}") for r in ok if r["best"].get(f"test_{key}") is not None]
             lo, hi = interval95(v)
-            cv = _ms([r["stability"].get("grad_norm_cv") for r in ok])[0]
+            cv = mean_std([r["stability"].get("grad_norm_cv") for r in ok])[0]
             top = max((r["stability"].get("logit_max_abs") or 0 for r in rs), default=float("nan"))
             lines.append(f"| {exp} | {conf} | {len(ok)}" + (f" ({len(rs) - len(ok)} failed)" if len(rs) > len(ok)
-                         else "") + f" | {_fmt(*_ms(v))} | {_num(lo, '{:.4f}')} – {_num(hi, '{:.4f}')} | "
-                         f"{_fmt(*_ms(t))} | {', '.join(f'{x:.4f}' for x in v)} | {_num(cv, '{:.3f}')} | "
-                         f"{_num(top, '{:.1f}')} |")
+                         else "") + f" | {fmt_mean_std(*mean_std(v))} | {fmt_count(lo, '{:.4f}')} – "
+                         f"{fmt_count(hi, '{:.4f}')} | {fmt_mean_std(*mean_std(t))} | "
+                         f"{', '.join(f'{x:.4f}' for x in v)} | {fmt_count(cv, '{:.3f}')} | "
+                         f"{fmt_count(top, '{:.1f}')} |")
         lines.append("")
     if references:
         lines += ["## Count-based n-gram references (interpolated Kneser-Ney, bits per character)", "",
@@ -458,7 +460,7 @@ def plot_rates(results: list[dict], exp: str, ax=None):
     for r in results:
         if r["experiment"] == f"{exp} rates":
             conf, _, knob = r["config"].rpartition(" lr=")
-            pts.setdefault(conf, []).append((float(knob), _score(r)))
+            pts.setdefault(conf, []).append((float(knob), selection_score(r)))
     for (conf, p), style in zip(pts.items(), curve_styles(len(pts))):
         p.sort()
         ax.plot([x for x, _ in p], [y if math.isfinite(y) else float("nan") for _, y in p], label=conf, ms=4, **style)

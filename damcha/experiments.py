@@ -12,7 +12,8 @@ import torch
 import torch.nn as nn
 from .generator import MetricGenerator
 from .matroid import MahalanobisAttention
-from .train import TrainConfig, train, build_model, evaluate, load_checkpoint, read_metrics, resolve_device
+from .train import TrainConfig, train, build_model, evaluate_split, load_checkpoint, read_metrics
+from .train import resolve_device, default_warmup
 from .train import model_params, stability_summary, atomic_save, CKPT_FORMAT, eval_batches
 try:
     import fcntl
@@ -23,9 +24,9 @@ from .data import make_task
 # %% auto #0
 __all__ = ['MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'FULL_SPLIT', 'CLAIM', 'PRESETS', 'PRUNE_DELTAS', 'TABLE_COLUMNS',
            'attention_configs', 'RunSpec', 'default_ptb_dir', 'Preset', 'register_preset', 'preset_runs',
-           'ptb_or_error', 'prune_model', 'attention_peaks', 'post_evaluations', 'run_specs', 'summarize',
-           'table_markdown', 'write_tables', 'curve_styles', 'plot_curves', 'plot_metric_vs_params', 'plot_lowdata',
-           'compare']
+           'ptb_or_error', 'prune_model', 'attention_peaks', 'post_evaluations', 'run_specs', 'headline_metric',
+           'mean_std', 'summarize', 'fmt_mean_std', 'fmt_count', 'table_markdown', 'write_tables', 'curve_styles',
+           'plot_curves', 'plot_metric_vs_params', 'plot_lowdata', 'compare']
 
 # %% ../nbs/11_experiments.ipynb #5271c499
 def attention_configs(d: int = 16) -> dict[str, dict]:
@@ -189,7 +190,7 @@ def _split_metrics(model, task, cfg, device) -> dict:
     out = {}
     for split, ds in (("val", task.val), ("test", task.test)):
         if ds is not None:
-            rec = evaluate(model, ds, task, cfg, device, contextlib.nullcontext())
+            rec = evaluate_split(model, ds, task, cfg, device, contextlib.nullcontext())
             out.update({f"{split}_{k}": v for k, v in rec.items()})
     return out
 
@@ -211,7 +212,7 @@ def attention_peaks(model: nn.Module, task, cfg: TrainConfig, device="cpu", batc
     """Per attention layer, over every query of the first `batches` validation batches: the mean largest attention
     probability and the mean range of the logits over the visible keys (max - min). A constant added to a query's
     logits moves neither, unlike the largest logit itself (a distance layer's holds z_q^T M z_q / 2 tau)."""
-    from damcha.attention import recording_logits, masked_weights
+    from damcha.contract import recording_logits, masked_weights
     was = model.training
     model.eval()
     sums = {}
@@ -333,7 +334,7 @@ class _BestKeeper:
                  step: int | None = None) -> dict:
         if split != "val":
             return {}
-        full = evaluate(model, task.val, task, replace(cfg, eval_batches=FULL_SPLIT), device)
+        full = evaluate_split(model, task.val, task, replace(cfg, eval_batches=FULL_SPLIT), device)
         if full["loss"] < self.best:
             self.best = full["loss"]
             state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
@@ -377,7 +378,7 @@ def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, recs: list[d
     out = dict(step=step, **{f"val_{k}": v for k, v in ck["val"].items()})
     if task.test is not None:
         device = next(model.parameters()).device
-        out.update({f"test_{k}": v for k, v in evaluate(model, task.test, task, full, device).items()})
+        out.update({f"test_{k}": v for k, v in evaluate_split(model, task.test, task, full, device).items()})
     return out
 
 def _train_one(spec: RunSpec, run_dir: Path, log) -> tuple[str | None, dict | None]:
@@ -411,7 +412,9 @@ def _result_row(spec: RunSpec, run_dir: Path, failure: str | None, best: dict | 
     "The results.jsonl line of a finished run."
     recs = read_metrics(run_dir / "metrics.jsonl")
     evals = [r for r in recs if r["kind"] == "eval"]
-    warmup = spec.settings.get("warmup", TrainConfig.warmup)
+    warmup = spec.settings.get("warmup")
+    if warmup is None:                                                         # the default follows the run
+        warmup = default_warmup(spec.settings.get("steps", TrainConfig.steps))
     curve = [dict(step=e["step"], val_loss=e.get("val_full_loss", e["val_loss"]), train_loss=e["train_loss"])
              for e in evals]
     return dict(run_id=spec.run_id, experiment=spec.experiment, config=spec.config, seed=spec.seed,
@@ -467,7 +470,7 @@ def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = Fa
     return results
 
 # %% ../nbs/11_experiments.ipynb #5ae0035c
-def _headline(experiment: str) -> tuple[str, str]:
+def headline_metric(experiment: str) -> tuple[str, str]:
     "(metric key, label) of an experiment's headline number."
     if experiment.startswith(("ptb-char", "text", "shakespeare")):
         return "bpc", "bits/char"
@@ -477,7 +480,7 @@ def _headline(experiment: str) -> tuple[str, str]:
         return "bleu", "BLEU"
     return "loss", "masked MSE"
 
-def _ms(xs: list[float]) -> tuple[float, float]:
+def mean_std(xs: list[float]) -> tuple[float, float]:
     xs = [x for x in xs if x is not None and math.isfinite(x)]
     if not xs:
         return float("nan"), float("nan")
@@ -502,10 +505,10 @@ def _metric_params(r: dict) -> tuple[int | None, int | None]:
 
 def _post_row(row: dict, evals: list[dict], key: str, **fields) -> dict:
     "A row for post-training evaluations `evals` (one per seed) of the run group summarised in `row`."
-    val = _ms([e[f"val_{key}"] for e in evals])
-    test = _ms([e[f"test_{key}"] for e in evals if f"test_{key}" in e])
+    val = mean_std([e[f"val_{key}"] for e in evals])
+    test = mean_std([e[f"test_{key}"] for e in evals if f"test_{key}" in e])
     return dict(row, val_mean=val[0], val_std=val[1], test_mean=test[0], test_std=test[1], best_val_loss=float("nan"),
-                final_val_loss=_ms([e["val_loss"] for e in evals])[0], grad_norm_var=float("nan"),
+                final_val_loss=mean_std([e["val_loss"] for e in evals])[0], grad_norm_var=float("nan"),
                 grad_norm_cv=float("nan"), logit_max_abs=None, logit_nonfinite=None,
                 seconds=float("nan"), seeds=len(evals), **fields)
 
@@ -518,26 +521,26 @@ def _chosen(r: dict, split: str, key: str) -> float | None:
 
 def _group_row(exp: str, conf: str, rs: list[dict]) -> dict:
     "The summary row of one (experiment, configuration): means and standard deviations over its seeds."
-    key, label = _headline(exp)
+    key, label = headline_metric(exp)
     ok = [r for r in rs if r["failure"] is None]
-    val = _ms([_chosen(r, "val", key) for r in ok])
-    test = _ms([_chosen(r, "test", key) for r in ok])
+    val = mean_std([_chosen(r, "val", key) for r in ok])
+    test = mean_std([_chosen(r, "test", key) for r in ok])
     first = next((r["final"] for r in rs if r["final"]), {})
     stab = [r["stability"] for r in rs if r.get("stability")]
     nominal, identifiable = _metric_params(rs[0])
     return dict(experiment=exp, config=conf, metric=label, seeds=len(rs), failed=len(rs) - len(ok),
                 val_mean=val[0], val_std=val[1], test_mean=test[0], test_std=test[1],
-                best_val_loss=_ms([r["best_val_loss"] for r in ok])[0],
-                final_val_loss=_ms([r["final"]["val_loss"] for r in ok])[0],
-                grad_norm_var=_ms([r["grad_norm_var"] for r in ok])[0],
+                best_val_loss=mean_std([r["best_val_loss"] for r in ok])[0],
+                final_val_loss=mean_std([r["final"]["val_loss"] for r in ok])[0],
+                grad_norm_var=mean_std([r["grad_norm_var"] for r in ok])[0],
                 nonfinite_attn=sum(r["nonfinite_attn"] for r in rs),
                 logit_nonfinite=sum(s["logit_nonfinite"] for s in stab) if stab else None,
                 logit_max_abs=max(s["logit_max_abs"] or 0.0 for s in stab) if stab else None,
-                grad_norm_cv=_ms([s.get("grad_norm_cv") for s in stab])[0] if stab else None,
+                grad_norm_cv=mean_std([s.get("grad_norm_cv") for s in stab])[0] if stab else None,
                 params_total=first.get("params_total"), params_attention=first.get("params_attention"),
                 params_metric=nominal, params_metric_identifiable=identifiable,
                 attn_flops_per_token=first.get("attn_flops_per_token"),
-                seconds=_ms([r["seconds"] for r in rs])[0])
+                seconds=mean_std([r["seconds"] for r in rs])[0])
 
 def summarize(results: list[dict]) -> list[dict]:
     "One row per (experiment, config): means and standard deviations over seeds; post-training evaluations as rows."
@@ -546,7 +549,7 @@ def summarize(results: list[dict]) -> list[dict]:
         groups.setdefault((r["experiment"], r["config"]), []).append(r)
     rows = []
     for (exp, conf), rs in groups.items():
-        key = _headline(exp)[0]
+        key = headline_metric(exp)[0]
         ok = [r for r in rs if r["failure"] is None]
         row = _group_row(exp, conf, rs)
         rows.append(row)
@@ -563,12 +566,12 @@ def summarize(results: list[dict]) -> list[dict]:
                                       note="inference ablation of the trained model"))
     return rows
 
-def _fmt(m, s, digits=4):
+def fmt_mean_std(m, s, digits=4):
     if m is None or (isinstance(m, float) and math.isnan(m)):
         return "–"
     return f"{m:.{digits}f}" + ("" if s is None or math.isnan(s) else f" ± {s:.{digits}f}")
 
-def _num(v, f="{:,}") -> str:
+def fmt_count(v, f="{:,}") -> str:
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f.format(v)
 
 TABLE_COLUMNS = ("config", "seeds", "val", "test", "val loss", "grad-norm var", "grad-norm CV", "non-finite",
@@ -584,11 +587,13 @@ def _nonfinite(r: dict) -> str:
 def _table_cells(r: dict) -> list[str]:
     "The cells of one row of `table_markdown`, in the order of `TABLE_COLUMNS`."
     seeds = f"{r['seeds']}" + (f" ({r['failed']} failed)" if r["failed"] else "")
-    return [r["config"], seeds, _fmt(r["val_mean"], r["val_std"]), _fmt(r["test_mean"], r["test_std"]),
-            _fmt(r["final_val_loss"], None), _num(r["grad_norm_var"], "{:.3g}"), _num(r.get("grad_norm_cv"), "{:.3f}"),
-            _nonfinite(r), _num(r.get("logit_max_abs"), "{:.1f}"), _num(r["params_metric"]),
-            _num(r.get("params_metric_identifiable")), _num(r["params_attention"]),
-            _num(r["params_total"]), _num(r["attn_flops_per_token"], "{:,.0f}"), _num(r["seconds"], "{:.0f}")]
+    return [r["config"], seeds, fmt_mean_std(r["val_mean"], r["val_std"]), fmt_mean_std(r["test_mean"], r["test_std"]),
+            fmt_mean_std(r["final_val_loss"], None), fmt_count(r["grad_norm_var"], "{:.3g}"),
+            fmt_count(r.get("grad_norm_cv"), "{:.3f}"), _nonfinite(r), fmt_count(r.get("logit_max_abs"), "{:.1f}"),
+            fmt_count(r["params_metric"]), fmt_count(r.get("params_metric_identifiable")),
+            fmt_count(r["params_attention"]),
+            fmt_count(r["params_total"]), fmt_count(r["attn_flops_per_token"], "{:,.0f}"),
+            fmt_count(r["seconds"], "{:.0f}")]
 
 def table_markdown(rows: list[dict]) -> str:
     "A markdown table per experiment."

@@ -6,8 +6,9 @@
 from __future__ import annotations
 import functools, json, math, os, statistics
 from pathlib import Path
-from .experiments import RunSpec, register_preset, PRESETS, _ms, _fmt, _num
-from .budget import _grid, _score, _argmin, ngram_references, welch, holm, interval95, selections, plot_rates
+from .experiments import RunSpec, register_preset, PRESETS, mean_std, fmt_mean_std, fmt_count
+from .budget import grown_grid, selection_score, argmin_known, ngram_references
+from .budget import welch, holm, interval95, selections, plot_rates
 from .data import make_task, last10_loss
 
 # %% auto #0
@@ -81,7 +82,7 @@ def shakespeare_runs(data: str | Path, # input.txt or its folder
              for s in seeds]
     chosen = {}
     for k in confs:
-        grid, lr = _grid(RATES, lambda r: _score(done.get(rate(k, r).run_id)))
+        grid, lr = grown_grid(RATES, lambda r: selection_score(done.get(rate(k, r).run_id)))
         specs += [rate(k, r) for r in grid]
         if lr is not None:
             chosen[k] = lr
@@ -158,7 +159,7 @@ def chosen_rates(results: list[dict]) -> dict[str, float]:
     out = {}
     for k, v in shakespeare_configs().items():
         rate = lambda lr: RunSpec("shakespeare-char rates", _label(k, lr), 0, {}).run_id
-        _, lr = _grid(RATES, lambda x: _score(done.get(rate(x))))
+        _, lr = grown_grid(RATES, lambda x: selection_score(done.get(rate(x))))
         if lr is not None:
             out[k] = lr
     return out
@@ -244,9 +245,10 @@ def _table(rows_of: dict[str, list[dict]], order) -> tuple[list[str], dict[str, 
         tests[conf.split(" lr=")[0]] = t
         lo, hi = interval95(t) if len(t) > 1 else (float("nan"), float("nan"))
         lines.append(f"| {conf} | {len(nums)}" + (f" ({failed} failed)" if failed else "") +
-                     f" | {', '.join(str(n['step']) for n in nums)} | {_fmt(*_ms([n['val_bpc'] for n in nums]))} | "
-                     f"{_fmt(*_ms(t))} | {_num(lo, '{:.4f}')} .. {_num(hi, '{:.4f}')} | "
-                     f"{_fmt(*_ms([n['last10'] for n in nums]))} | {', '.join(f'{x:.4f}' for x in t)} |")
+                     f" | {', '.join(str(n['step']) for n in nums)} | "
+                     f"{fmt_mean_std(*mean_std([n['val_bpc'] for n in nums]))} | "
+                     f"{fmt_mean_std(*mean_std(t))} | {fmt_count(lo, '{:.4f}')} .. {fmt_count(hi, '{:.4f}')} | "
+                     f"{fmt_mean_std(*mean_std([n['last10'] for n in nums]))} | {', '.join(f'{x:.4f}' for x in t)} |")
     return lines, tests
 
 # %% ../nbs/11b_shakespeare.ipynb #8954e49b
@@ -287,7 +289,7 @@ def _long_lines(results: list[dict], refs: dict | None) -> list[str]:
     for conf, rs in rows.items():
         for r in rs:
             n = run_numbers(r) or {}
-            out.append(f"| {conf} | {r['seed']} | {n.get('step', '-')} | {_num(n.get('test_bpc'), '{:.4f}')} | " +
+            out.append(f"| {conf} | {r['seed']} | {n.get('step', '-')} | {fmt_count(n.get('test_bpc'), '{:.4f}')} | " +
                        " | ".join(str(exit_steps(r["curve"], v)) for _, v in levels) + " |")
     return out
 
@@ -320,8 +322,8 @@ def shakespeare_report(results: list[dict], out: str | Path, data=None, log=prin
         lines += ["## Rate sweeps (500 steps, seed 0): best validation loss, nats", "",
                   "| config | " + " | ".join(knobs) + " | chosen |", "|---" * (len(knobs) + 2) + "|"]
         pick = lambda c: f"lr={chosen[c]:g}" if c in chosen else "– (grid incomplete)"
-        lines += ["| " + " | ".join([s["config"]] + [_num(s.get(k), "{:.4f}") for k in knobs] + [pick(s["config"])])
-                  + " |" for s in sel] + [""]
+        cells = lambda s: [s["config"]] + [fmt_count(s.get(k), "{:.4f}") for k in knobs] + [pick(s["config"])]
+        lines += ["| " + " | ".join(cells(s)) + " |" for s in sel] + [""]
     order = [_label(k, lr) for k, lr in chosen.items()]
     table, tests = _table(recipe, order)
     lines += ["## Recipe rows at the chosen rates (2,000 steps; best-validation model on the test half)", "", *table,

@@ -750,7 +750,7 @@ class RunLockedError(ValueError):
     "Another live process is training in the run directory."
 
 def make_dirs(p: Path, made: list[Path] | None = None) -> list[Path]:
-    "Create `p` and its missing parents: the directories this call created, outermost first, appended to `made` as made."
+    "Create `p` and its missing parents: the directories this call made, outermost first, appended to `made` as made."
     made = [] if made is None else made
     for d in [*reversed(p.parents), p]:
         if not d.exists():

@@ -190,7 +190,7 @@ def _train_parser(sub) -> argparse.ArgumentParser:
                              "BLEU, chrF and target NLL of greedy decoding (source-conditioned tasks), MSE@Top-k and "
                              "FID@Top-k (--objective reconstruct; FID when Inception-v3's weights are already in "
                              "torch's cache, else left out with a notice) on the first N examples, as val_bleu, "
-                             "val_fid_top_k, ... (see damcha.evaluate.MetricHook)")
+                             "val_fid_top_k, ... (see damcha.evaluate.ScoreHook)")
     g.add_argument("--eval-metrics", choices=("auto", "off"), default="auto",
                    help="auto: those metrics where the task has them; off: the loss (and accuracy) only")
     g.add_argument("--eval-n", type=int, default=None, metavar="N",
@@ -260,11 +260,11 @@ def _train_hook(args, cfg):
         raise ValueError(f"--bart {args.bart}: no such folder (a BART checkpoint written by save_pretrained)")
     if args.eval_metrics == "off" or kind not in ("seq2seq", "reconstruct"):
         return None
-    from damcha.evaluate import metric_hook
+    from damcha.evaluate import score_hook
     opts = dict(n=args.eval_n, every=args.metrics_every, bart=args.bart)
     opts = {k: v for k, v in opts.items() if v is not None}
     say = lambda text: print(f"damcha train: {text}", file=sys.stderr, flush=True)
-    return metric_hook(cfg.task, cfg.objective, log=say, **opts)
+    return score_hook(cfg.task, cfg.objective, log=say, **opts)
 
 # %% ../nbs/15_cli.ipynb #c1a0b004
 _SET_BY = {"--attn-kw": dict(dropout="--dropout", own_generator="--share-mlp / --no-share-mlp",
@@ -642,7 +642,7 @@ def _evaluate_task(model, # the run's model, on its device
         from damcha.data import tokenizer_from_dict
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res, samples = ev.seq2seq_metrics(model, data, tokenizer_from_dict(task.vocab), k=k, beam_size=beam or 1,
+            res, samples = ev.seq2seq_scores(model, data, tokenizer_from_dict(task.vocab), k=k, beam_size=beam or 1,
                                               bart=bart, batch_size=batch_size)
         for w in caught:
             if "BARTScore" in str(w.message):

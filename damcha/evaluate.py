@@ -19,8 +19,7 @@ from .data import row_mask, unpatchify, EOS_ID, PAD_ID
 __all__ = ['EVAL_EXTRA', 'INCEPTION_URL', 'IMAGENET_MEAN', 'IMAGENET_STD', 'SEQ2SEQ', 'frechet_distance', 'feature_stats',
            'fid_from_features', 'extract_features', 'random_extractor', 'InceptionFeatures', 'fid', 'top_k',
            'per_example_mse', 'image_metrics', 'reconstruct', 'reconstruction_metrics', 'bleu', 'chrf', 'token_nll',
-           'load_bart', 'bart_score', 'text_metrics', 'generate_targets', 'seq2seq_metrics', 'MetricHook',
-           'metric_hook']
+           'load_bart', 'bart_score', 'text_scores', 'generate_targets', 'seq2seq_scores', 'ScoreHook', 'score_hook']
 
 # %% ../nbs/10_evaluate.ipynb #f27b7106
 EVAL_EXTRA = "damcha[eval]"
@@ -464,7 +463,7 @@ def _mean_quartiles(v: Tensor, name: str) -> dict:
     q = ok.quantile(torch.tensor([0.25, 0.75], dtype=ok.dtype))
     return {name: float(ok.mean()), f"{name}_q25": float(q[0]), f"{name}_q75": float(q[1])}
 
-def text_metrics(hypotheses: Sequence[str], # generated texts
+def text_scores(hypotheses: Sequence[str], # generated texts
                  references: Sequence, # one reference (or a list of them) per example
                  nll=None, # (n,) per-example target-token NLL (token_nll), or None
                  bart_scores=None, # (n,) per-example BARTScores (bart_score), or None
@@ -633,7 +632,7 @@ def _target_nll(model: nn.Module, base, idx: list[int], batch_size: int, device)
         out.append(token_nll(model(x, padding_mask=pm).double(), y).cpu())
     return torch.cat(out)
 
-def seq2seq_metrics(model: nn.Module, # a damcha.models.Decoder trained on `source <sep> target <eos>` sequences
+def seq2seq_scores(model: nn.Module, # a damcha.models.Decoder trained on `source <sep> target <eos>` sequences
                     dataset, # a damcha.data.Seq2SeqDataset (a task's test or val split), or a Subset of one
                     tokenizer, # the task's tokenizer (CharTokenizer or BPETokenizer)
                     k: int = 50, # the @Top-k size: the k examples of lowest target NLL
@@ -675,7 +674,7 @@ def seq2seq_metrics(model: nn.Module, # a damcha.models.Decoder trained on `sour
     else:
         own = [base.pairs[i][1] for i in idx]                               # each example's own target
         scores = bart_score(hyps, own, checkpoint=bart, device=device)
-    out = text_metrics(hyps, refs, nll=nll, bart_scores=scores, k=k)
+    out = text_scores(hyps, refs, nll=nll, bart_scores=scores, k=k)
     top = top_k(nll, k).tolist()
     out.update(bleu_top_k=bleu([hyps[i] for i in top], [refs[i] for i in top]),
                chrf_top_k=chrf([hyps[i] for i in top], [refs[i] for i in top]),
@@ -691,7 +690,7 @@ def seq2seq_metrics(model: nn.Module, # a damcha.models.Decoder trained on `sour
 # %% ../nbs/10_evaluate.ipynb #6cdc6353
 SEQ2SEQ = ("seq2seq", "commongen", "wmt14")
 
-class MetricHook:
+class ScoreHook:
     "An evaluation hook for `train`: generation or reconstruction metrics on the first `n` examples of the split."
     def __init__(self, kind: str, # 'seq2seq' or 'reconstruct'
                  n: int = 64, # examples scored per evaluation
@@ -714,7 +713,7 @@ class MetricHook:
         self.kind, self.n, self.every, self.k, self.bart, self.beam_size = kind, n, every, k, bart, beam_size
         self.extractor, self.mask_rows, self.batch_size, self.log = extractor, mask_rows, batch_size, log
         self._looked = extractor is not None
-        self.__name__ = f"MetricHook({kind!r})"
+        self.__name__ = f"ScoreHook({kind!r})"
 
     def _due(self, cfg, step: int | None) -> bool:
         "The 1st, (1 + every)-th, ... evaluation and the last: a function of the step, so a resumed run agrees."
@@ -747,7 +746,7 @@ class MetricHook:
         from damcha.data import tokenizer_from_dict
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="BARTScore skipped")
-            res, _ = seq2seq_metrics(model, data, tokenizer_from_dict(task.vocab), k=min(self.k, self.n),
+            res, _ = seq2seq_scores(model, data, tokenizer_from_dict(task.vocab), k=min(self.k, self.n),
                                      beam_size=self.beam_size, n=self.n, bart=self.bart,
                                      batch_size=self.batch_size, device=device)
         keys = dict(bleu="bleu", chrf="chrf", nll="target_nll", bleu_top_k="bleu_top_k", chrf_top_k="chrf_top_k",
@@ -767,13 +766,26 @@ class MetricHook:
             out.update(fid=m["fid"], fid_top_k=m["fid_top_k"])
         return out
 
-def metric_hook(task_name: str, # a task of chapter 08
+def score_hook(task_name: str, # a task of chapter 08
                 objective: str = "classify", # image tasks: 'classify' or 'reconstruct'
-                **options, # MetricHook's options
-               ) -> MetricHook | None:
+                **options, # ScoreHook's options
+               ) -> ScoreHook | None:
     "The hook a task calls for: text generation metrics, reconstruction metrics, or None."
     if task_name in SEQ2SEQ:
-        return MetricHook("seq2seq", **options)
+        return ScoreHook("seq2seq", **options)
     if objective == "reconstruct":
-        return MetricHook("reconstruct", **options)
+        return ScoreHook("reconstruct", **options)
     return None
+
+# %% ../nbs/10_evaluate.ipynb #68c9b33b
+import warnings
+_RENAMED = {"MetricHook": "ScoreHook", "metric_hook": "score_hook", "text_metrics": "text_scores",
+            "seq2seq_metrics": "seq2seq_scores"}
+
+def __getattr__(name: str):
+    "The first edition's names of this module, with a warning that names the new one."
+    if name not in _RENAMED:
+        raise AttributeError(f"module 'damcha.evaluate' has no attribute {name!r}")
+    warnings.warn(f"damcha.evaluate.{name} is now damcha.evaluate.{_RENAMED[name]} (the old name goes in the next "
+                  "release)", DeprecationWarning, stacklevel=2)
+    return globals()[_RENAMED[name]]

@@ -64,7 +64,7 @@ class RunSpec:
     settings: dict # TrainConfig fields (without seed and out)
     post: tuple = () # 'prune', 'block-scales', 'attention' (attention_peaks of the last model)
     select: bool = False # keep the best model on the whole validation split; score it on the whole test split
-    metrics: bool = False # record the task's generation or reconstruction metrics (chapter 10's metric_hook)
+    scores: bool = False # record the task's generation or reconstruction scores (chapter 10's score_hook)
 
     @property
     def run_id(self) -> str:
@@ -155,7 +155,7 @@ def _builtin_runs(preset: str, ptb_dir: str | Path | None, done: dict, seeds: tu
                    eval_every=100, eval_batches=4)
         rec = dict(DIGITS, objective="reconstruct")
         sel = ("mha", "matroidal m=2d", "damcha rowsum")
-        return [RunSpec(exp, k, s, {**base, **confs[k]}, metrics=True)
+        return [RunSpec(exp, k, s, {**base, **confs[k]}, scores=True)
                 for exp, base in (("seq2seq", s2s), ("digits-reconstruct", rec)) for s in (seeds or (0,)) for k in sel]
     return _headlocal_runs(confs, ptb_dir, seeds or (0, 1, 2, 3, 4))
 
@@ -355,11 +355,11 @@ class _Hooks:
         return out
 
 def _hooks(spec: RunSpec, run_dir: Path) -> _Hooks | None:
-    "The evaluation hooks a spec asks for: best-validation selection, the task's metrics (chapter 10)."
+    "The evaluation hooks a spec asks for: best-validation selection, the task's scores (chapter 10)."
     hooks = [_BestKeeper(run_dir / "best.pt")] if spec.select else []
-    if spec.metrics:
-        from damcha.evaluate import metric_hook                                   # chapter 10 builds on this one
-        h = metric_hook(spec.settings.get("task", "recall"), spec.settings.get("objective", "classify"), n=64, k=16)
+    if spec.scores:
+        from damcha.evaluate import score_hook                                   # chapter 10 builds on this one
+        h = score_hook(spec.settings.get("task", "recall"), spec.settings.get("objective", "classify"), n=64, k=16)
         hooks += [h] if h is not None else []
     return _Hooks(hooks) if hooks else None
 

@@ -15,12 +15,12 @@ from .models import matched_qk_dim
 from .data import make_task
 
 # %% auto #0
-__all__ = ['RATES', 'TAUS', 'HEAD', 'CHARS', 'LONG', 'SHORT', 'DIGITS_LONG', 'DIGITS_SHORT', 'HEADLINE', 'CONTROLS', 'WIDTHS',
-           'WIDTH_CONFIGS', 'FRACTIONS', 'LOWDATA_EVAL', 'LOWDATA_CONFIGS', 'EXTEND', 'COMPARISONS',
-           'LOWDATA_COMPARISONS', 'ngram_bpc', 'ngram_references', 'cached_references', 'lowdata_references',
-           'beta_inc', 't_two_sided', 't_quantile', 'interval95', 'welch', 'holm', 'budget_configs', 'grown_grid',
-           'selection_score', 'argmin_known', 'tuned', 'budget_runs', 'welch_table', 'selections', 'budget_report',
-           'plot_rates', 'plot_against_ngrams', 'plot_lowdata_ngrams']
+__all__ = ['RATES', 'TAUS', 'CHARS', 'DIGITS_LONG', 'DIGITS_SHORT', 'HEADLINE', 'CONTROLS', 'WIDTHS', 'WIDTH_CONFIGS',
+           'FRACTIONS', 'LOWDATA_EVAL', 'LOWDATA_CONFIGS', 'COMPARISONS', 'LOWDATA_COMPARISONS', 'ngram_bpc',
+           'ngram_references', 'cached_references', 'lowdata_references', 'beta_inc', 't_two_sided', 't_quantile',
+           'interval95', 'welch', 'holm', 'budget_configs', 'grown_grid', 'selection_score', 'argmin_known', 'tuned',
+           'budget_runs', 'welch_table', 'selections', 'budget_report', 'plot_rates', 'plot_against_ngrams',
+           'plot_lowdata_ngrams']
 
 # %% ../nbs/11a_budget.ipynb #adc6f359
 def _kn_tables(train: str | Sequence[str], order: int) -> list[dict]:
@@ -214,10 +214,10 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 # %% ../nbs/11a_budget.ipynb #9a82bce8
 RATES = (1e-3, 2e-3, 4e-3, 8e-3) # peak learning rates tried per configuration
 TAUS = (0.5, 2.0) # Mahalanobis temperatures tried beside 1, in units of sqrt(head width)
-HEAD = 16 # head width at every model width: n_heads = d_model // 16, so m = d, 2d, 4d keep their meaning
+_HEAD = 16 # head width at every model width: n_heads = d_model // 16, so m = d, 2d, 4d keep their meaning
 CHARS = dict(task="ptb-char", seq_len=128, batch_size=16, n_layers=2, dropout=0.1, eval_batches=2, progress=False)
-LONG = dict(steps=1000, warmup=50, eval_every=100) # 1000 x 16 x 128 = 2.05M characters, 5.8 passes
-SHORT = dict(steps=160, warmup=16, eval_every=40) # 0.33M characters: the rate and temperature sweeps
+_LONG = dict(steps=1000, warmup=50, eval_every=100) # 1000 x 16 x 128 = 2.05M characters, 5.8 passes
+_SHORT = dict(steps=160, warmup=16, eval_every=40) # 0.33M characters: the rate and temperature sweeps
 DIGITS_LONG = dict(steps=600, warmup=40, eval_every=60)
 DIGITS_SHORT = dict(steps=150, warmup=15, eval_every=50)
 HEADLINE = ("mha", "mha-tied", "dense-mahalanobis", "matroidal m=2d", "damcha rowsum")
@@ -230,24 +230,24 @@ LOWDATA_CONFIGS = ("mha", "dense-mahalanobis", "matroidal m=2d", "damcha rowsum"
 
 def budget_configs(d_model: int = 128) -> dict[str, dict]:
     "Label -> TrainConfig fields at width `d_model` (heads of width 16): the compared attentions and the MHA controls."
-    heads = d_model // HEAD
-    confs = attention_configs(HEAD)
+    heads = d_model // _HEAD
+    confs = attention_configs(_HEAD)
     sel = {k: confs[k] for k in HEADLINE + CONTROLS if k in confs}
     sel["mha-tied"] = dict(attention="mha-tied")                                 # W_Q = W_K: a PSD metric of rank dh
-    narrow = matched_qk_dim("matroidal", d_model, heads, m=2 * HEAD)             # MHA at matroidal m=2d's count
+    narrow = matched_qk_dim("matroidal", d_model, heads, m=2 * _HEAD)             # MHA at matroidal m=2d's count
     sel["mha narrow"] = dict(attention="mha", attn_kwargs=dict(qk_dim=narrow))
     size = dict(d_model=d_model, n_heads=heads, d_ff=2 * d_model)
     return {k: {**size, **sel[k]} for k in HEADLINE + CONTROLS}
 
-EXTEND = 2 # a grid grows by at most this many points past an edge that wins
+_EXTEND = 2 # a grid grows by at most this many points past an edge that wins
 
 def grown_grid(start: Sequence[float], score_of) -> tuple[list[float], float | None]:
     """The values tried so far, starting from `start` and doubled (halved) past the top (bottom) edge while the edge
-    wins, at most `EXTEND` times; and the value chosen, None while a score is missing."""
+    wins, at most `_EXTEND` times; and the value chosen, None while a score is missing."""
     values = sorted(start)
     while True:
         best = argmin_known({v: score_of(v) for v in values})
-        if best is None or len(values) >= len(start) + EXTEND or best not in (values[0], values[-1]):
+        if best is None or len(values) >= len(start) + _EXTEND or best not in (values[0], values[-1]):
             return values, best
         values = values + [best * 2] if best == values[-1] else [best / 2] + values
 
@@ -270,7 +270,7 @@ def _rate_spec(exp: str, conf: str, lr: float, base: dict) -> RunSpec:
     return RunSpec(f"{exp} rates", f"{conf} lr={lr:g}", 0, {**base, "lr": lr}, select=True)
 
 def _tau_spec(exp: str, conf: str, lr: float, x: float, base: dict) -> RunSpec:
-    kw = {**base.get("attn_kwargs", {}), "tau": x * math.sqrt(HEAD)}
+    kw = {**base.get("attn_kwargs", {}), "tau": x * math.sqrt(_HEAD)}
     return RunSpec(f"{exp} tau", f"{conf} lr={lr:g} tau={x:g}", 0, {**base, "lr": lr, "attn_kwargs": kw}, select=True)
 
 def tuned(exp: str, conf: str, base: dict, done: dict[str, dict]) -> dict | None:
@@ -284,7 +284,7 @@ def tuned(exp: str, conf: str, base: dict, done: dict[str, dict]) -> dict | None
     _, x = _tau_grid(exp, conf, base, lr, done)
     if x is None:
         return None
-    return {**base, "lr": lr, "attn_kwargs": {**base.get("attn_kwargs", {}), "tau": x * math.sqrt(HEAD)}}
+    return {**base, "lr": lr, "attn_kwargs": {**base.get("attn_kwargs", {}), "tau": x * math.sqrt(_HEAD)}}
 
 def _rate_grid(exp: str, conf: str, base: dict, done: dict) -> tuple[list[float], float | None]:
     return grown_grid(RATES, lambda lr: selection_score(done.get(_rate_spec(exp, conf, lr, base).run_id)))
@@ -312,15 +312,15 @@ def budget_runs(ptb_dir: str | Path, # the PTB character files
     """The runs of the budget protocol that can be specified now, in the order they should run: the rate (and
     temperature) sweeps first, then every row whose configuration's sweep has finished."""
     done = done or {}
-    text = {k: {**CHARS, "data": str(ptb_dir), **LONG, **v} for k, v in budget_configs(128).items()}
+    text = {k: {**CHARS, "data": str(ptb_dir), **_LONG, **v} for k, v in budget_configs(128).items()}
     digits = {k: {**DIGITS, **DIGITS_LONG, **budget_configs(128)[k]} for k in HEADLINE}
     short = lambda base, size: {**base, **size}
-    specs = _sweeps("ptb-char", {k: short(v, SHORT) for k, v in text.items()}, done)
+    specs = _sweeps("ptb-char", {k: short(v, _SHORT) for k, v in text.items()}, done)
     specs += _sweeps("digits", {k: short(v, DIGITS_SHORT) for k, v in digits.items()}, done)
 
     def rows(exp: str, confs: tuple, seed_list: tuple, make=lambda k, g: (k, g)) -> list[RunSpec]:
         "Long runs of `confs` with the sweep's choice, for the configurations whose sweep is done; `make` relabels."
-        sweep, base, size = ("digits", digits, DIGITS_SHORT) if exp == "digits-classify" else ("ptb-char", text, SHORT)
+        sweep, base, size = ("digits", digits, DIGITS_SHORT) if exp == "digits-classify" else ("ptb-char", text, _SHORT)
         out = []
         for s in seed_list:
             for k in confs:
@@ -336,10 +336,10 @@ def budget_runs(ptb_dir: str | Path, # the PTB character files
     specs += rows("ptb-char", HEADLINE, seeds)
     specs += rows("ptb-char", CONTROLS, three)
     specs += rows("ptb-char stress", HEADLINE, three,
-                  lambda k, g: (k, {**g, **SHORT, "lr": 10 * g["lr"], "amp": True, "amp_cpu": True}))
+                  lambda k, g: (k, {**g, **_SHORT, "lr": 10 * g["lr"], "amp": True, "amp_cpu": True}))
     for w in WIDTHS:                                                              # the rate chosen at width 128
         specs += rows("ptb-char width", WIDTH_CONFIGS, three,
-                      lambda k, g, w=w: (f"{k} d={w}", dict(g, d_model=w, n_heads=w // HEAD, d_ff=2 * w)))
+                      lambda k, g, w=w: (f"{k} d={w}", dict(g, d_model=w, n_heads=w // _HEAD, d_ff=2 * w)))
     for fr in FRACTIONS:
         specs += rows("ptb-char low-data", LOWDATA_CONFIGS, three,
                       lambda k, g, fr=fr: (f"{k} @{fr:g}", {**g, "fraction": fr, "eval_every": LOWDATA_EVAL}))
@@ -560,3 +560,15 @@ def _budget_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunS
     return budget_runs(ptb_or_error("budget", data), done, seeds or (0, 1, 2, 3, 4))
 
 register_preset("budget", _budget_preset, report=_budget_report, staged=True)
+
+# %% ../nbs/11a_budget.ipynb #fbc21d06
+import warnings
+_RENAMED = {name: "_" + name for name in ("HEAD", "LONG", "SHORT", "EXTEND")}
+
+def __getattr__(name: str):
+    "The first edition's public names of this protocol's settings, with a warning that names the new one."
+    if name not in _RENAMED:
+        raise AttributeError(f"module 'damcha.budget' has no attribute {name!r}")
+    warnings.warn(f"damcha.budget.{name} is now damcha.budget.{_RENAMED[name]} (the old name goes in the next "
+                  "release)", DeprecationWarning, stacklevel=2)
+    return globals()[_RENAMED[name]]

@@ -777,7 +777,7 @@ def score_hook(task_name: str, # a task of chapter 08
         return ScoreHook("reconstruct", **options)
     return None
 
-# %% ../nbs/10_evaluate.ipynb #68c9b33b
+# %% ../nbs/10_evaluate.ipynb #fed19f80
 import warnings
 _RENAMED = {"MetricHook": "ScoreHook", "metric_hook": "score_hook", "text_metrics": "text_scores",
             "seq2seq_metrics": "seq2seq_scores"}

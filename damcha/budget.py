@@ -561,7 +561,7 @@ def _budget_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunS
 
 register_preset("budget", _budget_preset, report=_budget_report, staged=True)
 
-# %% ../nbs/11a_budget.ipynb #fbc21d06
+# %% ../nbs/11a_budget.ipynb #3169813e
 import warnings
 _RENAMED = {name: "_" + name for name in ("HEAD", "LONG", "SHORT", "EXTEND")}
 

@@ -233,7 +233,7 @@ def budget_configs(d_model: int = 128) -> dict[str, dict]:
     heads = d_model // _HEAD
     confs = attention_configs(_HEAD)
     sel = {k: confs[k] for k in HEADLINE + CONTROLS if k in confs}
-    sel["mha-tied"] = dict(attention="mha-tied")                                 # W_Q = W_K: a PSD metric of rank dh
+    sel["mha-tied"] = dict(attention="mha-tied")                                 # W_Q = W_K: the Gram form W W^T, rank dh
     narrow = matched_qk_dim("matroidal", d_model, heads, m=2 * _HEAD)             # MHA at matroidal m=2d's count
     sel["mha narrow"] = dict(attention="mha", attn_kwargs=dict(qk_dim=narrow))
     size = dict(d_model=d_model, n_heads=heads, d_ff=2 * d_model)

@@ -19,8 +19,8 @@ __all__ = ['RATES', 'TAUS', 'CHARS', 'DIGITS_LONG', 'DIGITS_SHORT', 'HEADLINE', 
            'FRACTIONS', 'LOWDATA_EVAL', 'LOWDATA_CONFIGS', 'COMPARISONS', 'LOWDATA_COMPARISONS', 'ngram_bpc',
            'ngram_references', 'cached_references', 'lowdata_references', 'beta_inc', 't_two_sided', 't_quantile',
            'interval95', 'welch', 'holm', 'budget_configs', 'grown_grid', 'selection_score', 'argmin_known', 'tuned',
-           'budget_runs', 'welch_table', 'selections', 'budget_report', 'plot_rates', 'plot_against_ngrams',
-           'plot_lowdata_ngrams']
+           'budget_runs', 'welch_table', 'selections', 'budget_report', 'plot_rates', 'draw_ngram_levels',
+           'plot_against_ngrams', 'plot_lowdata_ngrams']
 
 # %% ../nbs/11a_budget.ipynb #adc6f359
 def _kn_tables(train: str | Sequence[str], order: int) -> list[dict]:
@@ -233,7 +233,7 @@ def budget_configs(d_model: int = 128) -> dict[str, dict]:
     heads = d_model // _HEAD
     confs = attention_configs(_HEAD)
     sel = {k: confs[k] for k in HEADLINE + CONTROLS if k in confs}
-    sel["mha-tied"] = dict(attention="mha-tied")                                 # W_Q = W_K: the Gram form W W^T, rank dh
+    sel["mha-tied"] = dict(attention="mha-tied")                           # W_Q = W_K: the Gram form W W^T, rank dh
     narrow = matched_qk_dim("matroidal", d_model, heads, m=2 * _HEAD)             # MHA at matroidal m=2d's count
     sel["mha narrow"] = dict(attention="mha", attn_kwargs=dict(qk_dim=narrow))
     size = dict(d_model=d_model, n_heads=heads, d_ff=2 * d_model)
@@ -492,6 +492,15 @@ def _save_report_figures(results: list[dict], out: Path, references: dict | None
         fig.tight_layout()
         fig.savefig(out / "lowdata_ngrams.png", dpi=110)
 
+def draw_ngram_levels(ax, references: dict | None, split: str = "val"):
+    "Dotted grey lines at the 2-gram and higher counts' bits per character of `split`, each labelled; returns `ax`."
+    for order, bpc in (references or {}).get(split, {}).items():
+        if int(order) >= 2:
+            ax.axhline(bpc, color="grey", lw=0.8, ls=":")
+            ax.text(0.99, bpc, f"{order}-gram", transform=ax.get_yaxis_transform(), fontsize=6, color="grey",
+                    ha="right", va="bottom")
+    return ax
+
 def plot_against_ngrams(results: list[dict], references: dict | None, exp: str = "ptb-char", configs=HEADLINE,
                         ax=None):
     "Mean whole-split validation bits per character against characters seen, with the n-gram models as lines."
@@ -507,11 +516,7 @@ def plot_against_ngrams(results: list[dict], references: dict | None, exp: str =
         x = [c["step"] * per_step / 1e6 for c in curves[0][:n]]
         y = [statistics.fmean(c[i]["val_loss"] for c in curves) / math.log(2) for i in range(n)]
         ax.plot(x, y, ms=3, lw=1.2, label=f"{conf} ({len(curves)} seeds)", **style)
-    for order, bpc in (references or {}).get("val", {}).items():
-        if int(order) >= 2:
-            ax.axhline(bpc, color="grey", lw=0.8, ls=":")
-            ax.text(0.99, bpc, f"{order}-gram", transform=ax.get_yaxis_transform(), fontsize=6, color="grey",
-                    ha="right", va="bottom")
+    draw_ngram_levels(ax, references)
     ax.set_xlabel("training characters (millions)")
     ax.set_ylabel("validation bits per character")
     ax.set_title(f"{exp}: whole validation split", fontsize=9)

@@ -8,7 +8,7 @@ import functools, json, math, os, statistics
 from pathlib import Path
 from .experiments import RunSpec, register_preset, PRESETS, mean_std, fmt_mean_std, fmt_count
 from .budget import grown_grid, selection_score, argmin_known, ngram_references
-from .budget import welch, holm, interval95, selections, plot_rates
+from .budget import welch, holm, interval95, selections, plot_rates, draw_ngram_levels
 from .data import make_task, last10_loss
 
 # %% auto #0
@@ -359,11 +359,7 @@ def plot_shakespeare_curves(results: list[dict], exp: str, refs: dict | None = N
         steps = [c["step"] for c in rs[0]["curve"][:n]]
         y = [statistics.fmean(r["curve"][i]["val_loss"] for r in rs) / math.log(2) for i in range(n)]
         ax.plot(steps, y, ms=3, lw=1.2, label=f"{conf} ({len(rs)} seeds)", **style)
-    for order, bpc in (refs or {}).get("val", {}).items():
-        if int(order) >= 2:
-            ax.axhline(bpc, color="grey", lw=0.8, ls=":")
-            ax.text(0.99, bpc, f"{order}-gram", transform=ax.get_yaxis_transform(), fontsize=6, color="grey",
-                    ha="right", va="bottom")
+    draw_ngram_levels(ax, refs)
     ax.set_xlabel("step")
     ax.set_ylabel("validation bits per character")
     ax.set_title(f"{exp}: whole validation half", fontsize=9)

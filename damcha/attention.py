@@ -15,9 +15,7 @@ from .metric import head_dim
 from .generator import MetricGenerator, context
 from .contract import (check_tokens, check_padding_mask, check_attn_mask, build_attn_mask, causal_block_mask,
                              extend_cache, prepare_call, sdpa_attend, zero_padded_queries)
-from .contract import LogitsSource as _LogitsSource, keep_logits as _keep_logits
-import importlib
-import warnings
+from .contract import LogitsSource as _LogitsSource, keep_logits as _keep_logits, old_names
 
 # %% auto #0
 __all__ = ['MBasedAttention', 'DamchaAttention', 'cached_context']
@@ -158,15 +156,7 @@ def cached_context(x: Tensor, # (B, T, D) the new tokens
     return csum / count.view(1, -1, 1)
 
 # %% ../nbs/04_attention.ipynb #f24b2431
-_MOVED = {name: ("damcha.contract", name) for name in ("LogitsSource", "keep_scores", "keep_logits",
-                                                        "recording_logits", "attention_logits", "masked_weights")}
-_MOVED["check_cache_call"] = ("damcha.contract", "_check_cache_call")
-
-def __getattr__(name: str):
-    "The first edition's names of this module: found where they live now, with a warning that names the new path."
-    if name not in _MOVED:
-        raise AttributeError(f"module 'damcha.attention' has no attribute {name!r}")
-    module, attr = _MOVED[name]
-    warnings.warn(f"damcha.attention.{name} moved: import it from {module} (the old path goes in the next release)",
-                  DeprecationWarning, stacklevel=2)
-    return getattr(importlib.import_module(module), attr)
+_MOVED = {name: f"damcha.contract.{name}" for name in ("LogitsSource", "keep_scores", "keep_logits",
+                                                       "recording_logits", "attention_logits", "masked_weights")}
+_MOVED["check_cache_call"] = "damcha.contract._check_cache_call"
+__getattr__ = old_names("damcha.attention", _MOVED)

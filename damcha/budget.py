@@ -567,13 +567,6 @@ def _budget_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunS
 register_preset("budget", _budget_preset, report=_budget_report, staged=True)
 
 # %% ../nbs/11a_budget.ipynb #3169813e
-import warnings
+from .contract import old_names
 _RENAMED = {name: "_" + name for name in ("HEAD", "LONG", "SHORT", "EXTEND")}
-
-def __getattr__(name: str):
-    "The first edition's public names of this protocol's settings, with a warning that names the new one."
-    if name not in _RENAMED:
-        raise AttributeError(f"module 'damcha.budget' has no attribute {name!r}")
-    warnings.warn(f"damcha.budget.{name} is now damcha.budget.{_RENAMED[name]} (the old name goes in the next "
-                  "release)", DeprecationWarning, stacklevel=2)
-    return globals()[_RENAMED[name]]
+__getattr__ = old_names("damcha.budget", _RENAMED)

@@ -778,14 +778,7 @@ def score_hook(task_name: str, # a task of chapter 08
     return None
 
 # %% ../nbs/10_evaluate.ipynb #fed19f80
-import warnings
+from .contract import old_names
 _RENAMED = {"MetricHook": "ScoreHook", "metric_hook": "score_hook", "text_metrics": "text_scores",
             "seq2seq_metrics": "seq2seq_scores"}
-
-def __getattr__(name: str):
-    "The first edition's names of this module, with a warning that names the new one."
-    if name not in _RENAMED:
-        raise AttributeError(f"module 'damcha.evaluate' has no attribute {name!r}")
-    warnings.warn(f"damcha.evaluate.{name} is now damcha.evaluate.{_RENAMED[name]} (the old name goes in the next "
-                  "release)", DeprecationWarning, stacklevel=2)
-    return globals()[_RENAMED[name]]
+__getattr__ = old_names("damcha.evaluate", _RENAMED)

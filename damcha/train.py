@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_train.ipynb #a6878bf5
 from __future__ import annotations
-import contextlib, hashlib, inspect, io, json, logging, math, os, random, sys, time, warnings
+import contextlib, hashlib, inspect, io, json, logging, math, os, random, sys, time
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 import torch
@@ -15,7 +15,7 @@ from torch import Tensor
 from torch.utils.data import default_collate
 from .generator import MetricGenerator, param_groups, clip_grad_norm_, metric_param_counts
 from .matroid import MatroidalMetric, DenseMetric
-from .contract import recording_logits, masked_weights
+from .contract import recording_logits, masked_weights, old_names
 from .models import ATTENTIONS, Decoder, VisionTransformer, param_counts
 from .data import Task, make_task, PatchReconstructor, row_mask, masked_patch_mse, patchify, TASKS as DATA_TASKS
 
@@ -1044,11 +1044,4 @@ def plot_runs(paths, # metrics.jsonl files or run directories
 
 # %% ../nbs/09_train.ipynb #c612b0c8
 _RENAMED = {"evaluate": "evaluate_split", "sweep_temporary": "_sweep_temporary", "RESUME_FREE": "_RESUME_FREE"}
-
-def __getattr__(name: str):
-    "The first edition's names of this module, with a warning that names the new one."
-    if name not in _RENAMED:
-        raise AttributeError(f"module 'damcha.train' has no attribute {name!r}")
-    warnings.warn(f"damcha.train.{name} is now damcha.train.{_RENAMED[name]} (the old name goes in the next release)",
-                  DeprecationWarning, stacklevel=2)
-    return globals()[_RENAMED[name]]
+__getattr__ = old_names("damcha.train", _RENAMED)

@@ -346,14 +346,15 @@ def shakespeare_report(results: list[dict], out: str | Path, data=None, log=prin
     return path
 
 # %% ../nbs/11b_shakespeare.ipynb #cac44ea8
-def plot_shakespeare_curves(results: list[dict], exp: str, refs: dict | None = None, ax=None):
+def plot_shakespeare_curves(results: list[dict], exp: str, refs: dict | None = None, ax=None,
+                            labels: list[str] | None = None): # the rows to draw (default: every row)
     "Mean whole-validation loss (bits per character) against the step, one line per row, with n-gram levels."
     import matplotlib.pyplot as plt
     from damcha.experiments import curve_styles
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.6))
     rows = {k: [r for r in rs if not r["failure"]] for k, rs in _rows_of(results, exp).items()}
-    rows = {k: rs for k, rs in rows.items() if rs}
+    rows = {k: rs for k, rs in rows.items() if rs and (labels is None or k in labels)}
     for (conf, rs), style in zip(rows.items(), curve_styles(len(rows))):
         n = min(len(r["curve"]) for r in rs)
         steps = [c["step"] for c in rs[0]["curve"][:n]]
@@ -363,7 +364,8 @@ def plot_shakespeare_curves(results: list[dict], exp: str, refs: dict | None = N
     ax.set_xlabel("step")
     ax.set_ylabel("validation bits per character")
     ax.set_title(f"{exp}: whole validation half", fontsize=9)
-    ax.legend(fontsize=6)
+    if rows:
+        ax.legend(fontsize=6)
     return ax
 
 def _figures(results: list[dict], out: Path, refs: dict | None) -> None:

@@ -28,23 +28,6 @@ __all__ = ['GRAPH_KINDS', 'graph_edges', 'incidence_matrix', 'tu_brute_force', '
 # %% ../nbs/05_matroid.ipynb #8a0570ea
 GRAPH_KINDS = ("path", "cycle", "complete", "random")
 
-def _edge_index(edges: Sequence[tuple[int, int]], n_vertices: int, name: str = "n_vertices") -> Tensor:
-    "Validated edges as a `(2, m)` long tensor: row 0 the tails `u`, row 1 the heads `v`."
-    if not isinstance(n_vertices, int) or n_vertices < 1:
-        raise ValueError(f"{name} must be a positive int, got {n_vertices!r}")
-    out = []
-    for i, e in enumerate(edges):
-        try:
-            u, v = (operator.index(a) for a in e)
-        except (TypeError, ValueError):
-            raise ValueError(f"edges[{i}] must be a pair of int vertices (u, v), got {e!r}") from None
-        if not (0 <= u < n_vertices and 0 <= v < n_vertices):
-            raise ValueError(f"edges[{i}] = ({u}, {v}) needs vertices in [0, {n_vertices})")
-        if u == v:
-            raise ValueError(f"edges[{i}] = ({u}, {v}) is a self-loop: its covector e_u - e_v would be zero")
-        out.append((u, v))
-    return torch.tensor(out, dtype=torch.long).view(-1, 2).T.contiguous()         # (2, m)
-
 def graph_edges(d: int, # vertices: the coordinates of z
                 m: int | None = None, # edges; None = all edges of a path, cycle or complete graph (needed for 'random')
                 kind: str = "random", # 'path', 'cycle', 'complete' or 'random'
@@ -80,6 +63,24 @@ def graph_edges(d: int, # vertices: the coordinates of z
     if m is not None and m != len(edges):
         raise ValueError(f"kind={kind!r} on d={d} vertices has {len(edges)} edges, got m={m} (pass m=None)")
     return edges
+
+# %% ../nbs/05_matroid.ipynb #e87df70e
+def _edge_index(edges: Sequence[tuple[int, int]], n_vertices: int, name: str = "n_vertices") -> Tensor:
+    "Validated edges as a `(2, m)` long tensor: row 0 the tails `u`, row 1 the heads `v`."
+    if not isinstance(n_vertices, int) or n_vertices < 1:
+        raise ValueError(f"{name} must be a positive int, got {n_vertices!r}")
+    out = []
+    for i, e in enumerate(edges):
+        try:
+            u, v = (operator.index(a) for a in e)
+        except (TypeError, ValueError):
+            raise ValueError(f"edges[{i}] must be a pair of int vertices (u, v), got {e!r}") from None
+        if not (0 <= u < n_vertices and 0 <= v < n_vertices):
+            raise ValueError(f"edges[{i}] = ({u}, {v}) needs vertices in [0, {n_vertices})")
+        if u == v:
+            raise ValueError(f"edges[{i}] = ({u}, {v}) is a self-loop: its covector e_u - e_v would be zero")
+        out.append((u, v))
+    return torch.tensor(out, dtype=torch.long).view(-1, 2).T.contiguous()         # (2, m)
 
 def incidence_matrix(edges: Sequence[tuple[int, int]], # m directed edges (u, v), u != v
                      n_vertices: int, # d
@@ -247,43 +248,47 @@ class MatroidalMetric(nn.Module):
         eye = torch.eye(self.d, device=self.A.device, dtype=self.A.dtype)
         return (self.A * self.weights) @ self.A.T + self.eps * eye                  # (d, d)
 
-    def _check(self, z: Tensor, name: str = "z"):
-        if not isinstance(z, Tensor) or z.ndim < 1 or z.shape[-1] != self.d:
-            raise ValueError(f"{name} must have shape (..., {self.d}), got "
-                             f"{tuple(z.shape) if isinstance(z, Tensor) else type(z).__name__}")
-
-    def matvec(self, z: Tensor, # (..., d)
-              ) -> Tensor: # (..., d): M z
-        "`M z = A (l * (A^T z)) + eps z` through the graph: gathers and scatters on the edge endpoints, O(m) per token."
-        self._check(z)
-        u, v = self.edge_index
-        y = (z[..., u] - z[..., v]) * self.weights                                 # (..., m): l_e a_e^T z
-        return (z * self.eps).index_add(-1, u, y).index_add(-1, v, -y)             # (..., d)
-
-    def distance(self, z_q: Tensor, # (..., d) queries
-                 z_k: Tensor, # (..., d) keys, broadcast against z_q
-                ) -> Tensor: # (...,)
-        "`sum_e l_e (a_e^T (z_q - z_k))^2 + eps ||z_q - z_k||^2 = (z_q - z_k)^T M (z_q - z_k)`."
-        self._check(z_q, "z_q")
-        self._check(z_k, "z_k")
-        x = z_q - z_k                                                              # (..., d)
-        u, v = self.edge_index
-        return ((x[..., u] - x[..., v]) ** 2 * self.weights).sum(-1) + self.eps * (x * x).sum(-1)
-
-    def prune(self, delta: float, # drop the edges with weight l_e < delta
-             ) -> MatroidalMetric:
-        "A new metric on the edges with `l_e >= delta`, their weights unchanged (same `eps`, device and dtype)."
-        if not isinstance(delta, (int, float)) or not delta >= 0:
-            raise ValueError(f"delta must be a number >= 0, got {delta!r}")
-        keep = (self.weights >= delta).nonzero().flatten()
-        new = MatroidalMetric(self.d, eps=self.eps, edges=[self.edges[i] for i in keep.tolist()])
-        new = new.to(device=self.A.device, dtype=self.A.dtype)
-        with torch.no_grad():
-            new.theta.copy_(self.theta[keep])
-        return new
-
     def extra_repr(self) -> str:
         return f"d={self.d}, m={self.m}, eps={self.eps}"
+
+# %% ../nbs/05_matroid.ipynb #a8e04927
+def _check_z(self: MatroidalMetric, z: Tensor, name: str = "z"):
+    if not isinstance(z, Tensor) or z.ndim < 1 or z.shape[-1] != self.d:
+        raise ValueError(f"{name} must have shape (..., {self.d}), got "
+                         f"{tuple(z.shape) if isinstance(z, Tensor) else type(z).__name__}")
+
+def _matvec(self: MatroidalMetric, z: Tensor, # (..., d)
+           ) -> Tensor: # (..., d): M z
+    "`M z = A (l * (A^T z)) + eps z` through the graph: gathers and scatters on the edge endpoints, O(m) per token."
+    self._check(z)
+    u, v = self.edge_index
+    y = (z[..., u] - z[..., v]) * self.weights                                 # (..., m): l_e a_e^T z
+    return (z * self.eps).index_add(-1, u, y).index_add(-1, v, -y)             # (..., d)
+
+def _distance(self: MatroidalMetric, z_q: Tensor, # (..., d) queries
+              z_k: Tensor, # (..., d) keys, broadcast against z_q
+             ) -> Tensor: # (...,)
+    "`sum_e l_e (a_e^T (z_q - z_k))^2 + eps ||z_q - z_k||^2 = (z_q - z_k)^T M (z_q - z_k)`."
+    self._check(z_q, "z_q")
+    self._check(z_k, "z_k")
+    x = z_q - z_k                                                              # (..., d)
+    u, v = self.edge_index
+    return ((x[..., u] - x[..., v]) ** 2 * self.weights).sum(-1) + self.eps * (x * x).sum(-1)
+
+def _prune_metric(self: MatroidalMetric, delta: float, # drop the edges with weight l_e < delta
+                 ) -> MatroidalMetric:
+    "A new metric on the edges with `l_e >= delta`, their weights unchanged (same `eps`, device and dtype)."
+    if not isinstance(delta, (int, float)) or not delta >= 0:
+        raise ValueError(f"delta must be a number >= 0, got {delta!r}")
+    keep = (self.weights >= delta).nonzero().flatten()
+    new = MatroidalMetric(self.d, eps=self.eps, edges=[self.edges[i] for i in keep.tolist()])
+    new = new.to(device=self.A.device, dtype=self.A.dtype)
+    with torch.no_grad():
+        new.theta.copy_(self.theta[keep])
+    return new
+
+MatroidalMetric._check, MatroidalMetric.matvec, MatroidalMetric.distance = _check_z, _matvec, _distance
+MatroidalMetric.prune = _prune_metric
 
 # %% ../nbs/05_matroid.ipynb #c7fda3b6
 class DenseMetric(nn.Module):
@@ -396,57 +401,64 @@ class MahalanobisAttention(LogitsSource, nn.Module):
         self.metrics = nn.ModuleList([MatroidalMetric(self.dh, m, eps, graph=graph, seed=seed + h)
                                       if metric == "matroidal" else DenseMetric(self.dh, eps) for h in range(n_heads)])
 
-    def metric_matrices(self) -> Tensor: # (H, dh, dh)
-        "Every head's metric `M_h` (matroidal heads with equal `m` and `eps`: one batched product for all of them)."
-        mets = list(self.metrics)
-        if self.metric == "matroidal" and len({(met.m, met.eps) for met in mets}) == 1 and mets[0].m > 0:
-            A = torch.stack([met.A for met in mets])                                   # (H, dh, m)
-            l = torch.stack([met.weights for met in mets])                             # (H, m)
-            eye = torch.eye(self.dh, device=A.device, dtype=A.dtype)
-            # (H, dh, dh): A diag(l) A^T + eps I
-            return torch.baddbmm(mets[0].eps * eye, A * l.unsqueeze(1), A.transpose(1, 2))
-        return torch.stack([met.matrix() for met in mets])                          # (H, dh, dh)
-
-    def metric_parameters(self) -> int:
-        "Learned numbers in the metrics: `H * m` (matroidal) or `H * dh^2` (dense)."
-        return sum(p.numel() for p in self.metrics.parameters())
-
-    def forward(self, x: Tensor, # (B, T, D)
-                mask: Tensor | None = None, # (T, T), (B, T, T) or (B, H, T, T): bool/int True = visible, float additive
-                padding_mask: Tensor | None = None, # (B, T), True = real token
-                causal: bool = False, # query t sees keys <= t
-                cache: dict | None = None, # incremental decoding: x holds only the new tokens (causal, unpadded)
-               ) -> Tensor: # (B, T, D)
-        H = self.n_heads
-        x, pm = prepare_call(x, self.d_model, H, mask, padding_mask, causal, cache)   # checked; padding holds exactly 0
-        z = rearrange(self.z_proj(x), 'b t (h d) -> b h t d', h=H)                     # (B, H, T, dh)
-        v = rearrange(self.v_proj(x), 'b t (h d) -> b h t d', h=H)                     # (B, H, T, dh)
-        M = self.metric_matrices()                                                     # (H, dh, dh)
-        p = self.dropout if self.training else 0.0
-        zk = rearrange(self.k_proj(x), 'b t (h d) -> b h t d', h=H) if self.separate else z   # (B, H, T, dh) keys
-        if cache is not None:
-            zk, v = extend_cache(cache, "z", zk), extend_cache(cache, "v", v)         # (B, H, S, dh): everything seen
-            cache["n"] = zk.shape[2]
-        q, k, vw = _mahalanobis_qkv(z, v, M, zk)                                      # (B, H, T|S, w), w >= dh + 1
-        if self.record_logits:                                                         # a monitor asked for them
-            keep_logits(self, q, k, 1.0 / self.tau, mask, pm, causal, cache is not None)
-        o = sdpa_attend(q, k, vw, mask, pm, causal, cache is not None, p, 1.0 / self.tau)   # (B, H, T, w)
-        y = self.out_proj(rearrange(o[..., :self.dh], 'b h t d -> b t (h d)'))         # (B, T, D)
-        return zero_padded_queries(y, pm)                                              # padded queries -> exactly 0
-
-    def prune(self, delta: float, # drop the edges with weight below delta, in every head
-             ) -> MahalanobisAttention:
-        "A copy of the layer whose head metrics keep only the edges with `l_e >= delta` (matroidal only)."
-        if self.metric != "matroidal":
-            raise ValueError(f"prune applies to metric='matroidal' only, this layer has metric={self.metric!r}")
-        new = copy.deepcopy(self)
-        new.metrics = nn.ModuleList([met.prune(delta) for met in self.metrics])
-        return new
-
     def extra_repr(self) -> str:
         return (f"d_model={self.d_model}, n_heads={self.n_heads}, metric={self.metric!r}, tau={self.tau:.4g}"
                 + (", separate=True" if self.separate else ""))
 
+# %% ../nbs/05_matroid.ipynb #601aa736
+def _metric_matrices(self: MahalanobisAttention) -> Tensor: # (H, dh, dh)
+    "Every head's metric `M_h` (matroidal heads with equal `m` and `eps`: one batched product for all of them)."
+    mets = list(self.metrics)
+    if self.metric == "matroidal" and len({(met.m, met.eps) for met in mets}) == 1 and mets[0].m > 0:
+        A = torch.stack([met.A for met in mets])                                   # (H, dh, m)
+        l = torch.stack([met.weights for met in mets])                             # (H, m)
+        eye = torch.eye(self.dh, device=A.device, dtype=A.dtype)
+        # (H, dh, dh): A diag(l) A^T + eps I
+        return torch.baddbmm(mets[0].eps * eye, A * l.unsqueeze(1), A.transpose(1, 2))
+    return torch.stack([met.matrix() for met in mets])                          # (H, dh, dh)
+
+def _metric_parameters(self: MahalanobisAttention) -> int:
+    "Learned numbers in the metrics: `H * m` (matroidal) or `H * dh^2` (dense)."
+    return sum(p.numel() for p in self.metrics.parameters())
+
+MahalanobisAttention.metric_matrices, MahalanobisAttention.metric_parameters = _metric_matrices, _metric_parameters
+
+# %% ../nbs/05_matroid.ipynb #e733630e
+def _forward(self: MahalanobisAttention, x: Tensor, # (B, T, D)
+             mask: Tensor | None = None, # (T, T), (B, T, T) or (B, H, T, T): bool/int True = visible, float additive
+             padding_mask: Tensor | None = None, # (B, T), True = real token
+             causal: bool = False, # query t sees keys <= t
+             cache: dict | None = None, # incremental decoding: x holds only the new tokens (causal, unpadded)
+            ) -> Tensor: # (B, T, D)
+    H = self.n_heads
+    x, pm = prepare_call(x, self.d_model, H, mask, padding_mask, causal, cache)   # checked; padding holds exactly 0
+    z = rearrange(self.z_proj(x), 'b t (h d) -> b h t d', h=H)                     # (B, H, T, dh)
+    v = rearrange(self.v_proj(x), 'b t (h d) -> b h t d', h=H)                     # (B, H, T, dh)
+    M = self.metric_matrices()                                                     # (H, dh, dh)
+    p = self.dropout if self.training else 0.0
+    zk = rearrange(self.k_proj(x), 'b t (h d) -> b h t d', h=H) if self.separate else z   # (B, H, T, dh) keys
+    if cache is not None:
+        zk, v = extend_cache(cache, "z", zk), extend_cache(cache, "v", v)         # (B, H, S, dh): everything seen
+        cache["n"] = zk.shape[2]
+    q, k, vw = _mahalanobis_qkv(z, v, M, zk)                                      # (B, H, T|S, w), w >= dh + 1
+    if self.record_logits:                                                         # a monitor asked for them
+        keep_logits(self, q, k, 1.0 / self.tau, mask, pm, causal, cache is not None)
+    o = sdpa_attend(q, k, vw, mask, pm, causal, cache is not None, p, 1.0 / self.tau)   # (B, H, T, w)
+    y = self.out_proj(rearrange(o[..., :self.dh], 'b h t d -> b t (h d)'))         # (B, T, D)
+    return zero_padded_queries(y, pm)                                              # padded queries -> exactly 0
+
+def _prune_layer(self: MahalanobisAttention, delta: float, # drop the edges with weight below delta, in every head
+                ) -> MahalanobisAttention:
+    "A copy of the layer whose head metrics keep only the edges with `l_e >= delta` (matroidal only)."
+    if self.metric != "matroidal":
+        raise ValueError(f"prune applies to metric='matroidal' only, this layer has metric={self.metric!r}")
+    new = copy.deepcopy(self)
+    new.metrics = nn.ModuleList([met.prune(delta) for met in self.metrics])
+    return new
+
+MahalanobisAttention.forward, MahalanobisAttention.prune = _forward, _prune_layer
+
+# %% ../nbs/05_matroid.ipynb #8114d7f2
 class MatroidalAttention(MahalanobisAttention):
     "`MahalanobisAttention` with the matroidal metric: `m` learned numbers per head."
     def __init__(self, d_model: int, n_heads: int, m: int | None = None, **kwargs):

@@ -79,6 +79,7 @@ class Block(nn.Module):
         x = self.ln1(x + self.drop(self.attn(x, **kw)))
         return self.ln2(x + self.mlp(x))
 
+# %% ../nbs/07_models.ipynb #ad6882e6
 class Stack(nn.Module):
     "`n_layers` blocks (and a final LayerNorm when pre-norm); one DAMCHA generator for all if `share_mlp`."
     def __init__(self, d_model: int, n_heads: int, n_layers: int, d_ff: int,
@@ -119,43 +120,46 @@ class Stack(nn.Module):
         "Empty caches for incremental decoding: one per layer, and one for the shared context."
         return {"stack": {}, "layers": [{} for _ in self.blocks]}
 
-    def forward(self, x: Tensor, # (B, T, D) stack input
-                padding_mask: Tensor | None = None, # (B, T), True = real token
-                causal: bool = False,
-                cache: dict | None = None, # from `new_cache`, for incremental causal decoding
-               ) -> Tensor: # (B, T, D)
-        B, T, D = check_tokens(x, self.d_model)
-        metrics, c = None, None
-        if self.shared:
-            pm = check_padding_mask(padding_mask, B, T, require_real=True)
-            xs = x if pm is None else x.masked_fill(~pm.unsqueeze(-1), 0.)
-            if cache is not None:
-                c = cached_context(xs, cache["stack"])                                 # (B, T, D)
-            else:
-                c = context(xs, causal, pm)                                            # (B, D) or (B, T, D)
-            self._last_context = (c[:, -1] if c.ndim == 3 else c).detach()
-            if not self.generator.layer_bias:
-                metrics = self.generator.head_metrics(c)                               # once for the whole stack
-        for l, block in enumerate(self.blocks):
-            m = metrics
-            if self.shared and self.generator.layer_bias:
-                m = self.generator.head_metrics(c, layer=l)
-            layer_cache = None if cache is None else cache["layers"][l]
-            x = block(x, metrics=m, padding_mask=padding_mask, causal=causal, cache=layer_cache)
-        return self.ln_f(x)
+# %% ../nbs/07_models.ipynb #b5a70a94
+def _stack_forward(self: Stack, x: Tensor, # (B, T, D) stack input
+                   padding_mask: Tensor | None = None, # (B, T), True = real token
+                   causal: bool = False,
+                   cache: dict | None = None, # from `new_cache`, for incremental causal decoding
+                  ) -> Tensor: # (B, T, D)
+    B, T, D = check_tokens(x, self.d_model)
+    metrics, c = None, None
+    if self.shared:
+        pm = check_padding_mask(padding_mask, B, T, require_real=True)
+        xs = x if pm is None else x.masked_fill(~pm.unsqueeze(-1), 0.)
+        if cache is not None:
+            c = cached_context(xs, cache["stack"])                                 # (B, T, D)
+        else:
+            c = context(xs, causal, pm)                                            # (B, D) or (B, T, D)
+        self._last_context = (c[:, -1] if c.ndim == 3 else c).detach()
+        if not self.generator.layer_bias:
+            metrics = self.generator.head_metrics(c)                               # once for the whole stack
+    for l, block in enumerate(self.blocks):
+        m = metrics
+        if self.shared and self.generator.layer_bias:
+            m = self.generator.head_metrics(c, layer=l)
+        layer_cache = None if cache is None else cache["layers"][l]
+        x = block(x, metrics=m, padding_mask=padding_mask, causal=causal, cache=layer_cache)
+    return self.ln_f(x)
 
-    @torch.no_grad()
-    def get_M_matrices(self) -> list[Tensor]:
-        "The full metric each layer used in the last forward, `(D, D)`, batch mean (DAMCHA stacks only)."
-        if self.attention != "damcha":
-            raise RuntimeError(f"get_M_matrices needs DAMCHA attention, this stack uses {self.attention!r}")
-        if not self.shared:
-            return [b.attn.get_M_matrices() for b in self.blocks]
-        if self._last_context is None:
-            raise RuntimeError("get_M_matrices needs a forward pass first")
-        gen = self.generator
-        return [gen.full_metric(self._last_context, layer=l if gen.layer_bias else 0).mean(0)
-                for l in range(self.n_layers)]
+@torch.no_grad()
+def _stack_M_matrices(self: Stack) -> list[Tensor]:
+    "The full metric each layer used in the last forward, `(D, D)`, batch mean (DAMCHA stacks only)."
+    if self.attention != "damcha":
+        raise RuntimeError(f"get_M_matrices needs DAMCHA attention, this stack uses {self.attention!r}")
+    if not self.shared:
+        return [b.attn.get_M_matrices() for b in self.blocks]
+    if self._last_context is None:
+        raise RuntimeError("get_M_matrices needs a forward pass first")
+    gen = self.generator
+    return [gen.full_metric(self._last_context, layer=l if gen.layer_bias else 0).mean(0)
+            for l in range(self.n_layers)]
+
+Stack.forward, Stack.get_M_matrices = _stack_forward, _stack_M_matrices
 
 # %% ../nbs/07_models.ipynb #f5d52fff
 class Decoder(nn.Module):
@@ -197,61 +201,64 @@ class Decoder(nn.Module):
         x = self.drop(self.tok_emb(idx) + self.pos_emb(pos))                              # (B, T, D)
         return self.head(self.stack(x, padding_mask=padding_mask, causal=True, cache=cache))
 
-    def _check_sampling(self, max_new_tokens, temperature, top_k):
-        "A `ValueError` naming the argument for a sampling option that cannot work."
-        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
-            raise ValueError(f"max_new_tokens must be an int >= 0, got {max_new_tokens!r}")
-        finite = isinstance(temperature, (int, float)) and not isinstance(temperature, bool)
-        if not (finite and math.isfinite(temperature) and temperature > 0):
-            raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
-        if top_k is None:
-            return
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= self.vocab_size:
-            raise ValueError(f"top_k must be an int in [1, {self.vocab_size}] (the vocabulary size), got {top_k!r}")
-
-    @torch.no_grad()
-    def generate(self, idx: Tensor, # (B, T) unpadded prompt
-                 max_new_tokens: int, # >= 0
-                 temperature: float = 1.0, # finite and > 0; logits are divided by it
-                 top_k: int | None = None, # sample among the k most likely tokens (1 = greedy)
-                 use_cache: bool = True, # False: recompute the whole sequence at every step
-                 return_logits: bool = False, # also return the (B, max_new_tokens, V) logits of each step
-                ):
-        "The prompt followed by `max_new_tokens` sampled tokens: `(B, T + max_new_tokens)`."
-        self._check_sampling(max_new_tokens, temperature, top_k)
-        self._check_idx(idx)
-        if idx.shape[1] < 1:
-            raise ValueError("idx: generation needs a prompt of at least one token")
-        if idx.shape[1] + max_new_tokens > self.max_len:
-            raise ValueError(f"prompt length {idx.shape[1]} + max_new_tokens {max_new_tokens} "
-                             f"exceeds max_len={self.max_len}")
-        was_training = self.training
-        self.eval()
-        cache = self.stack.new_cache() if use_cache else None
-        out, steps, new = idx, [], idx
-        try:
-            for _ in range(max_new_tokens):
-                logits = self(new, cache=cache)[:, -1] if use_cache else self(out)[:, -1]  # (B, V)
-                steps.append(logits)
-                logits = logits / temperature
-                if top_k is not None:
-                    kth = logits.topk(top_k, -1).values[:, -1:]                           # (B, 1)
-                    logits = logits.masked_fill(logits < kth, float("-inf"))
-                if top_k == 1:
-                    nxt = logits.argmax(-1, keepdim=True)                                 # (B, 1)
-                else:
-                    nxt = torch.multinomial(logits.softmax(-1), 1)                        # (B, 1)
-                out, new = torch.cat([out, nxt], 1), nxt
-        finally:
-            self.train(was_training)
-        if not return_logits:
-            return out
-        V = self.vocab_size
-        logits = torch.stack(steps, 1) if steps else idx.new_zeros(idx.shape[0], 0, V, dtype=self.head.weight.dtype)
-        return out, logits
-
     def get_M_matrices(self) -> list[Tensor]:
         return self.stack.get_M_matrices()
+
+# %% ../nbs/07_models.ipynb #91996683
+def _check_sampling(self: Decoder, max_new_tokens, temperature, top_k):
+    "A `ValueError` naming the argument for a sampling option that cannot work."
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
+        raise ValueError(f"max_new_tokens must be an int >= 0, got {max_new_tokens!r}")
+    finite = isinstance(temperature, (int, float)) and not isinstance(temperature, bool)
+    if not (finite and math.isfinite(temperature) and temperature > 0):
+        raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
+    if top_k is None:
+        return
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= self.vocab_size:
+        raise ValueError(f"top_k must be an int in [1, {self.vocab_size}] (the vocabulary size), got {top_k!r}")
+
+@torch.no_grad()
+def _generate(self: Decoder, idx: Tensor, # (B, T) unpadded prompt
+              max_new_tokens: int, # >= 0
+              temperature: float = 1.0, # finite and > 0; logits are divided by it
+              top_k: int | None = None, # sample among the k most likely tokens (1 = greedy)
+              use_cache: bool = True, # False: recompute the whole sequence at every step
+              return_logits: bool = False, # also return the (B, max_new_tokens, V) logits of each step
+             ):
+    "The prompt followed by `max_new_tokens` sampled tokens: `(B, T + max_new_tokens)`."
+    self._check_sampling(max_new_tokens, temperature, top_k)
+    self._check_idx(idx)
+    if idx.shape[1] < 1:
+        raise ValueError("idx: generation needs a prompt of at least one token")
+    if idx.shape[1] + max_new_tokens > self.max_len:
+        raise ValueError(f"prompt length {idx.shape[1]} + max_new_tokens {max_new_tokens} "
+                         f"exceeds max_len={self.max_len}")
+    was_training = self.training
+    self.eval()
+    cache = self.stack.new_cache() if use_cache else None
+    out, steps, new = idx, [], idx
+    try:
+        for _ in range(max_new_tokens):
+            logits = self(new, cache=cache)[:, -1] if use_cache else self(out)[:, -1]  # (B, V)
+            steps.append(logits)
+            logits = logits / temperature
+            if top_k is not None:
+                kth = logits.topk(top_k, -1).values[:, -1:]                           # (B, 1)
+                logits = logits.masked_fill(logits < kth, float("-inf"))
+            if top_k == 1:
+                nxt = logits.argmax(-1, keepdim=True)                                 # (B, 1)
+            else:
+                nxt = torch.multinomial(logits.softmax(-1), 1)                        # (B, 1)
+            out, new = torch.cat([out, nxt], 1), nxt
+    finally:
+        self.train(was_training)
+    if not return_logits:
+        return out
+    V = self.vocab_size
+    logits = torch.stack(steps, 1) if steps else idx.new_zeros(idx.shape[0], 0, V, dtype=self.head.weight.dtype)
+    return out, logits
+
+Decoder._check_sampling, Decoder.generate = _check_sampling, _generate
 
 # %% ../nbs/07_models.ipynb #a4c2e8d9
 class VisionTransformer(nn.Module):

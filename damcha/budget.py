@@ -8,8 +8,8 @@ import collections, json, math, statistics
 from pathlib import Path
 from typing import Sequence
 from torch.utils.data import Subset
-from .experiments import RunSpec, DIGITS, attention_configs, curve_styles, headline_metric
-from .experiments import mean_std, fmt_mean_std, fmt_count
+from .summary import curve_styles, headline_metric, mean_std, fmt_mean_std, fmt_count
+from .experiments import RunSpec, DIGITS, attention_configs
 from .experiments import PRESETS, register_preset, ptb_or_error
 from .models import matched_qk_dim
 from .data import make_task
@@ -19,10 +19,10 @@ __all__ = ['RATES', 'TAUS', 'CHARS', 'DIGITS_LONG', 'DIGITS_SHORT', 'HEADLINE', 
            'FRACTIONS', 'LOWDATA_EVAL', 'LOWDATA_CONFIGS', 'COMPARISONS', 'LOWDATA_COMPARISONS', 'ngram_bpc',
            'ngram_references', 'cached_references', 'lowdata_references', 'beta_inc', 't_two_sided', 't_quantile',
            'interval95', 'welch', 'holm', 'budget_configs', 'grown_grid', 'selection_score', 'argmin_known', 'tuned',
-           'budget_runs', 'welch_table', 'selections', 'budget_report', 'plot_rates', 'draw_ngram_levels',
-           'plot_against_ngrams', 'plot_lowdata_ngrams']
+           'budget_runs', 'welch_table', 'selections', 'plot_rates', 'draw_ngram_levels', 'plot_against_ngrams',
+           'plot_lowdata_ngrams', 'budget_report']
 
-# %% ../nbs/11a_budget.ipynb #adc6f359
+# %% ../nbs/11a_budget.ipynb #da2a4722
 def _kn_tables(train: str | Sequence[str], order: int) -> list[dict]:
     """Interpolated Kneser-Ney counts per history length k < order: history -> (counts of the next symbol, their
     total, how many distinct symbols follow). The longest histories count occurrences; shorter ones count distinct
@@ -51,6 +51,7 @@ def _kn_prob(tables: list[dict], history: str, w: str, vocab_size: int, discount
         p = (max(counts.get(w, 0) - discount, 0.0) + discount * distinct * p) / total
     return p
 
+# %% ../nbs/11a_budget.ipynb #1a19883c
 def ngram_bpc(train: str | Sequence[str], # training symbols (one character per symbol), or several pieces
               text: str, # symbols to score
               order: int, # 1: unigram, ..., 5: 5-gram
@@ -72,6 +73,7 @@ def ngram_bpc(train: str | Sequence[str], # training symbols (one character per 
         bits -= math.log2(_kn_prob(tables, text[max(0, i - order + 1):i], w, v, discount))
     return bits / len(text)
 
+# %% ../nbs/11a_budget.ipynb #f3fe7b42
 def _symbols(ds) -> str:
     "A character-level dataset's token ids as a string, one character per id (the model's symbols, UNK included)."
     return "".join(map(chr, ds.ids.tolist()))
@@ -138,7 +140,7 @@ def lowdata_references(ptb_dir: str | Path, # the PTB character files
     return {fr: {int(s): {sp: {int(n): v for n, v in r.items()} for sp, r in by.items()} for s, by in per.items()}
             for fr, per in kept.items() if fr in {f"{f:g}" for f in fractions}}
 
-# %% ../nbs/11a_budget.ipynb #7c638b2a
+# %% ../nbs/11a_budget.ipynb #2bb76698
 def _beta_cf(a: float, b: float, x: float, eps: float = 1e-15, max_terms: int = 1000) -> float:
     "The continued fraction 1 + d1 / (1 + d2 / (1 + ...)) of the incomplete beta function (DLMF 8.17.22), by Lentz."
     tiny = 1e-300
@@ -169,6 +171,7 @@ def beta_inc(a: float, b: float, x: float) -> float:
     log_front = a * math.log(x) + b * math.log1p(-x) + math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
     return math.exp(log_front) / a / _beta_cf(a, b, x)
 
+# %% ../nbs/11a_budget.ipynb #de24d8d0
 def t_two_sided(t: float, df: float) -> float:
     "P(|T| >= |t|) for Student's t with `df` degrees of freedom."
     return beta_inc(df / 2, 0.5, df / (df + t * t))
@@ -189,6 +192,7 @@ def interval95(xs: Sequence[float]) -> tuple[float, float]:
     m, h = statistics.fmean(xs), t_quantile(0.975, n - 1) * statistics.stdev(xs) / math.sqrt(n)
     return m - h, m + h
 
+# %% ../nbs/11a_budget.ipynb #bb778d46
 def welch(a: Sequence[float], b: Sequence[float]) -> dict:
     "Welch's t test of mean(a) = mean(b): the difference, t, the Welch-Satterthwaite degrees of freedom, two-sided p."
     if len(a) < 2 or len(b) < 2:
@@ -211,7 +215,7 @@ def holm(pvalues: Sequence[float]) -> list[float]:
         out[i] = running
     return out
 
-# %% ../nbs/11a_budget.ipynb #9a82bce8
+# %% ../nbs/11a_budget.ipynb #c69ea5f7
 RATES = (1e-3, 2e-3, 4e-3, 8e-3) # peak learning rates tried per configuration
 TAUS = (0.5, 2.0) # Mahalanobis temperatures tried beside 1, in units of sqrt(head width)
 _HEAD = 16 # head width at every model width: n_heads = d_model // 16, so m = d, 2d, 4d keep their meaning
@@ -239,6 +243,7 @@ def budget_configs(d_model: int = 128) -> dict[str, dict]:
     size = dict(d_model=d_model, n_heads=heads, d_ff=2 * d_model)
     return {k: {**size, **sel[k]} for k in HEADLINE + CONTROLS}
 
+# %% ../nbs/11a_budget.ipynb #5cdc44ba
 _EXTEND = 2 # a grid grows by at most this many points past an edge that wins
 
 def grown_grid(start: Sequence[float], score_of) -> tuple[list[float], float | None]:
@@ -266,6 +271,7 @@ def argmin_known(scores: dict) -> object | None:
         return None
     return min(scores, key=lambda k: scores[k])
 
+# %% ../nbs/11a_budget.ipynb #4cc2eb51
 def _rate_spec(exp: str, conf: str, lr: float, base: dict) -> RunSpec:
     return RunSpec(f"{exp} rates", f"{conf} lr={lr:g}", 0, {**base, "lr": lr}, select=True)
 
@@ -305,6 +311,7 @@ def _sweeps(exp: str, bases: dict[str, dict], done: dict[str, dict]) -> list[Run
             specs += [_tau_spec(exp, k, lr, x, base) for x in _tau_grid(exp, k, base, lr, done)[0] if x != 1.0]
     return specs
 
+# %% ../nbs/11a_budget.ipynb #82872f1c
 def budget_runs(ptb_dir: str | Path, # the PTB character files
                 done: dict[str, dict] | None = None, # run_id -> result of the runs finished so far
                 seeds: tuple[int, ...] = (0, 1, 2, 3, 4), # the headline seeds; the other rows use the first three
@@ -345,7 +352,7 @@ def budget_runs(ptb_dir: str | Path, # the PTB character files
                       lambda k, g, fr=fr: (f"{k} @{fr:g}", {**g, "fraction": fr, "eval_every": LOWDATA_EVAL}))
     return specs
 
-# %% ../nbs/11a_budget.ipynb #cd4cf909
+# %% ../nbs/11a_budget.ipynb #036c1e07
 COMPARISONS = (("mha-tied", "mha"), ("dense-mahalanobis", "mha"), ("matroidal m=2d", "mha"), ("damcha rowsum", "mha"),
                ("matroidal m=2d", "dense-mahalanobis"), ("damcha rowsum", "mha-tied"),
                ("damcha rowsum", "damcha rowsum head-local"), ("mha-tied", "mha narrow"),
@@ -384,14 +391,10 @@ def selections(results: list[dict], exp: str) -> list[dict]:
 def _fmt_p(p: float) -> str:
     return f"{p:.2g}" if p >= 1e-4 else "< 1e-4"
 
-def budget_report(results: list[dict], out: str | Path, references: dict | None = None,
-                  lowdata: dict | None = None, # `lowdata_references`: n-grams on each share of the windows
-                 ) -> Path:
-    """budget.md under `out`: the sweeps' choices, the rows with 95 % intervals, the n-gram reference lines, Welch
-    tests with Holm's correction and the stress runs; rates.png, the sweeps as a figure; ngram_curves.png and
-    lowdata_ngrams.png, the models against the n-gram models."""
-    out = Path(out)
-    lines = ["# The budget protocol: results so far", ""]
+# %% ../nbs/11a_budget.ipynb #a398867c
+def _sweep_lines(results: list[dict]) -> list[str]:
+    "The report's sweep tables: per configuration, the short-sweep validation loss of each knob and the choice."
+    lines = []
     for exp in ("ptb-char", "digits"):
         sel = selections(results, exp)
         if sel:
@@ -401,6 +404,11 @@ def budget_report(results: list[dict], out: str | Path, references: dict | None 
             lines += ["| " + " | ".join([s["config"]] + [fmt_count(s.get(k), "{:.4f}") for k in knobs] + [s["chosen"]])
                       + " |" for s in sel]
             lines.append("")
+    return lines
+
+def _row_lines(results: list[dict]) -> list[str]:
+    "The report's rows: best-validation models on whole splits, mean, 95 % interval, test, per-seed values."
+    lines = []
     groups = {}
     for r in results:
         if r.get("best") is not None and " rates" not in r["experiment"] and " tau" not in r["experiment"]:
@@ -423,6 +431,12 @@ def budget_report(results: list[dict], out: str | Path, references: dict | None 
                          f"{', '.join(f'{x:.4f}' for x in v)} | {fmt_count(cv, '{:.3f}')} | "
                          f"{fmt_count(top, '{:.1f}')} |")
         lines.append("")
+    return lines
+
+# %% ../nbs/11a_budget.ipynb #73b00d1a
+def _ngram_lines(references: dict | None, lowdata: dict | None) -> list[str]:
+    "The report's n-gram tables: the whole text's references, then each low-data share's (mean over seeds)."
+    lines = []
     if references:
         lines += ["## Count-based n-gram references (interpolated Kneser-Ney, bits per character)", "",
                   "| split | " + " | ".join(f"{n}-gram" for n in references["val"]) + " |",
@@ -438,6 +452,11 @@ def budget_report(results: list[dict], out: str | Path, references: dict | None 
         lines += [f"| {fr} | {len(per)} | " + " | ".join(f"{statistics.fmean(by['val'][n] for by in per.values()):.4f}"
                                                       for n in orders) + " |" for fr, per in lowdata.items()]
         lines.append("")
+    return lines
+
+def _welch_lines(results: list[dict]) -> list[str]:
+    "The report's Welch tests: the pairs of `COMPARISONS` and `LOWDATA_COMPARISONS` with two or more seeds each."
+    lines = []
     for exp, pairs in (("ptb-char", COMPARISONS), ("ptb-char low-data", LOWDATA_COMPARISONS)):
         tests = welch_table(results, exp, pairs)
         if tests:
@@ -446,11 +465,9 @@ def budget_report(results: list[dict], out: str | Path, references: dict | None 
             lines += [f"| {w['a']} | {w['b']} | {w['n_a']}, {w['n_b']} | {w['diff']:+.4f} | {w['t']:.2f} | "
                       f"{w['df']:.1f} | {_fmt_p(w['p'])} | {_fmt_p(w['p_holm'])} |" for w in tests]
             lines.append("")
-    path = out / "budget.md"
-    path.write_text("\n".join(lines))
-    _save_report_figures(results, out, references, lowdata)
-    return path
+    return lines
 
+# %% ../nbs/11a_budget.ipynb #a9ae4f7a
 def plot_rates(results: list[dict], exp: str, ax=None):
     "Short-sweep best validation loss against the learning rate, one line per configuration."
     import matplotlib.pyplot as plt
@@ -471,27 +488,6 @@ def plot_rates(results: list[dict], exp: str, ax=None):
     ax.legend(fontsize=6)
     return ax
 
-def _save_report_figures(results: list[dict], out: Path, references: dict | None = None,
-                         lowdata: dict | None = None) -> None:
-    from matplotlib.figure import Figure
-    exps = [e for e in ("ptb-char", "digits") if any(r["experiment"] == f"{e} rates" for r in results)]
-    if exps:
-        fig = Figure(figsize=(5 * len(exps), 3.4))
-        for ax, e in zip(fig.subplots(1, len(exps), squeeze=False)[0], exps):
-            plot_rates(results, e, ax=ax)
-        fig.tight_layout()
-        fig.savefig(out / "rates.png", dpi=110)
-    if any(r["experiment"] == "ptb-char" and r.get("best") for r in results):
-        fig = Figure(figsize=(6, 3.6))
-        plot_against_ngrams(results, references, ax=fig.subplots())
-        fig.tight_layout()
-        fig.savefig(out / "ngram_curves.png", dpi=110)
-    if any(r["experiment"] == "ptb-char low-data" and r.get("best") for r in results):
-        fig = Figure(figsize=(6, 3.6))
-        plot_lowdata_ngrams(results, lowdata, references, ax=fig.subplots())
-        fig.tight_layout()
-        fig.savefig(out / "lowdata_ngrams.png", dpi=110)
-
 def draw_ngram_levels(ax, references: dict | None, split: str = "val"):
     "Dotted grey lines at the 2-gram and higher counts' bits per character of `split`, each labelled; returns `ax`."
     for order, bpc in (references or {}).get(split, {}).items():
@@ -501,6 +497,7 @@ def draw_ngram_levels(ax, references: dict | None, split: str = "val"):
                     ha="right", va="bottom")
     return ax
 
+# %% ../nbs/11a_budget.ipynb #48847cb3
 def plot_against_ngrams(results: list[dict], references: dict | None, exp: str = "ptb-char", configs=HEADLINE,
                         ax=None):
     "Mean whole-split validation bits per character against characters seen, with the n-gram models as lines."
@@ -523,6 +520,7 @@ def plot_against_ngrams(results: list[dict], references: dict | None, exp: str =
     ax.legend(fontsize=6)
     return ax
 
+# %% ../nbs/11a_budget.ipynb #144f79b7
 def plot_lowdata_ngrams(results: list[dict], lowdata: dict | None, references: dict | None = None,
                         configs=LOWDATA_CONFIGS, ax=None):
     """Best validation bits per character against the share of the training windows (mean and standard deviation
@@ -553,6 +551,42 @@ def plot_lowdata_ngrams(results: list[dict], lowdata: dict | None, references: d
     ax.set_title("ptb-char: less data, with n-gram models of the same share", fontsize=9)
     ax.legend(fontsize=6, loc="lower center")
     return ax
+
+# %% ../nbs/11a_budget.ipynb #438001f4
+def _save_report_figures(results: list[dict], out: Path, references: dict | None = None,
+                         lowdata: dict | None = None) -> None:
+    from matplotlib.figure import Figure
+    exps = [e for e in ("ptb-char", "digits") if any(r["experiment"] == f"{e} rates" for r in results)]
+    if exps:
+        fig = Figure(figsize=(5 * len(exps), 3.4))
+        for ax, e in zip(fig.subplots(1, len(exps), squeeze=False)[0], exps):
+            plot_rates(results, e, ax=ax)
+        fig.tight_layout()
+        fig.savefig(out / "rates.png", dpi=110)
+    if any(r["experiment"] == "ptb-char" and r.get("best") for r in results):
+        fig = Figure(figsize=(6, 3.6))
+        plot_against_ngrams(results, references, ax=fig.subplots())
+        fig.tight_layout()
+        fig.savefig(out / "ngram_curves.png", dpi=110)
+    if any(r["experiment"] == "ptb-char low-data" and r.get("best") for r in results):
+        fig = Figure(figsize=(6, 3.6))
+        plot_lowdata_ngrams(results, lowdata, references, ax=fig.subplots())
+        fig.tight_layout()
+        fig.savefig(out / "lowdata_ngrams.png", dpi=110)
+
+def budget_report(results: list[dict], out: str | Path, references: dict | None = None,
+                  lowdata: dict | None = None, # `lowdata_references`: n-grams on each share of the windows
+                 ) -> Path:
+    """budget.md under `out`: the sweeps' choices, the rows with 95 % intervals, the n-gram reference lines, Welch
+    tests with Holm's correction and the stress runs; rates.png, the sweeps as a figure; ngram_curves.png and
+    lowdata_ngrams.png, the models against the n-gram models."""
+    out = Path(out)
+    lines = ["# The budget protocol: results so far", ""]
+    lines += _sweep_lines(results) + _row_lines(results) + _ngram_lines(references, lowdata) + _welch_lines(results)
+    path = out / "budget.md"
+    path.write_text("\n".join(lines))
+    _save_report_figures(results, out, references, lowdata)
+    return path
 
 # %% ../nbs/11a_budget.ipynb #521bbf13
 def _budget_report(results: list[dict], out: Path, data: str, log=print) -> None:

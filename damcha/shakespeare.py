@@ -6,7 +6,8 @@
 from __future__ import annotations
 import functools, json, math, os, statistics
 from pathlib import Path
-from .experiments import RunSpec, register_preset, PRESETS, mean_std, fmt_mean_std, fmt_count
+from .experiments import RunSpec, register_preset, PRESETS
+from .summary import mean_std, fmt_mean_std, fmt_count
 from .budget import grown_grid, selection_score, argmin_known, ngram_references
 from .budget import welch, holm, interval95, selections, plot_rates, draw_ngram_levels
 from .data import make_task, last10_loss
@@ -350,7 +351,7 @@ def plot_shakespeare_curves(results: list[dict], exp: str, refs: dict | None = N
                             labels: list[str] | None = None): # the rows to draw (default: every row)
     "Mean whole-validation loss (bits per character) against the step, one line per row, with n-gram levels."
     import matplotlib.pyplot as plt
-    from damcha.experiments import curve_styles
+    from damcha.summary import curve_styles
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.6))
     rows = {k: [r for r in rs if not r["failure"]] for k, rs in _rows_of(results, exp).items()}

@@ -358,7 +358,7 @@ def _hooks(spec: RunSpec, run_dir: Path) -> _Hooks | None:
     "The evaluation hooks a spec asks for: best-validation selection, the task's scores (chapter 10)."
     hooks = [_BestKeeper(run_dir / "best.pt")] if spec.select else []
     if spec.scores:
-        from damcha.evaluate import score_hook                                   # chapter 10 builds on this one
+        from damcha.generation import score_hook                                 # chapter 10a, before this one
         h = score_hook(spec.settings.get("task", "recall"), spec.settings.get("objective", "classify"), n=64, k=16)
         hooks += [h] if h is not None else []
     return _Hooks(hooks) if hooks else None

@@ -219,6 +219,7 @@ class InceptionFeatures(nn.Module):
         x = F.interpolate(x, size=(self.size, self.size), mode="bilinear", align_corners=False)  # (B, 3, 299, 299)
         return net((x - self.mean) / self.std)                              # (B, 2048)
 
+# %% ../nbs/10_evaluate.ipynb #33c46a82
 def fid(real: Tensor, # (N1, C, H, W) in [0, 1]
         fake: Tensor, # (N2, C, H, W) in [0, 1]
         extractor: Callable[[Tensor], Tensor] | None = None, # default InceptionFeatures() (downloads when missing)

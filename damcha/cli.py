@@ -190,7 +190,7 @@ def _train_parser(sub) -> argparse.ArgumentParser:
                              "BLEU, chrF and target NLL of greedy decoding (source-conditioned tasks), MSE@Top-k and "
                              "FID@Top-k (--objective reconstruct; FID when Inception-v3's weights are already in "
                              "torch's cache, else left out with a notice) on the first N examples, as val_bleu, "
-                             "val_fid_top_k, ... (see damcha.evaluate.ScoreHook)")
+                             "val_fid_top_k, ... (see damcha.generation.ScoreHook)")
     g.add_argument("--eval-metrics", choices=("auto", "off"), default="auto",
                    help="auto: those metrics where the task has them; off: the loss (and accuracy) only")
     g.add_argument("--eval-n", type=int, default=None, metavar="N",
@@ -260,7 +260,7 @@ def _train_hook(args, cfg):
         raise ValueError(f"--bart {args.bart}: no such folder (a BART checkpoint written by save_pretrained)")
     if args.eval_metrics == "off" or kind not in ("seq2seq", "reconstruct"):
         return None
-    from damcha.evaluate import score_hook
+    from damcha.generation import score_hook
     opts = dict(n=args.eval_n, every=args.metrics_every, bart=args.bart)
     opts = {k: v for k, v in opts.items() if v is not None}
     say = lambda text: print(f"damcha train: {text}", file=sys.stderr, flush=True)
@@ -491,7 +491,7 @@ def _cmd_compare(args) -> int:
 
 # %% ../nbs/15_cli.ipynb #3de13d3c
 def _bench_parser(sub) -> argparse.ArgumentParser:
-    from damcha.bench import add_bench_arguments
+    from damcha.speed import add_bench_arguments
     p = sub.add_parser("bench", help="time, FLOP/s and memory of every attention against SDPA MHA",
                        description="Forward + backward of every attention at three shapes, against SDPA MHA and "
                                    "this machine's GEMM speed.")
@@ -501,7 +501,7 @@ def _bench_parser(sub) -> argparse.ArgumentParser:
 
 def _cmd_bench(args) -> int:
     import torch
-    from damcha.bench import run_from_args
+    from damcha.speed import run_from_args
     try:
         dev = torch.device(args.device)
     except (RuntimeError, TypeError):
@@ -630,20 +630,21 @@ def _evaluate_task(model, # the run's model, on its device
     "The metrics of `model` on the task's test split (val where it has none); seq2seq samples to samples.jsonl."
     import warnings
     from damcha import evaluate as ev
+    from damcha.generation import seq2seq_scores
     split = "test" if task.test is not None else "val"
     data = getattr(task, split)
     device = next(model.parameters()).device
     model.eval()
     if kind == "reconstruct":
         ext = ev.random_extractor(task.in_chans) if extractor == "random" else ev.InceptionFeatures().to(device)
-        res = ev.reconstruction_metrics(model, data, ext.to(device), k=k, mask_rows=mask_rows, n_images=n_images,
-                                        batch_size=batch_size, seed=seed)
+        res = ev.reconstruction_scores(model, data, ext.to(device), k=k, mask_rows=mask_rows, n_images=n_images,
+                                       batch_size=batch_size, seed=seed)
     elif kind == "seq2seq":
         from damcha.data import tokenizer_from_dict
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res, samples = ev.seq2seq_scores(model, data, tokenizer_from_dict(task.vocab), k=k, beam_size=beam or 1,
-                                              bart=bart, batch_size=batch_size)
+            res, samples = seq2seq_scores(model, data, tokenizer_from_dict(task.vocab), k=k, beam_size=beam or 1,
+                                           bart=bart, batch_size=batch_size)
         for w in caught:
             if "BARTScore" in str(w.message):
                 print("damcha evaluate: BARTScore skipped: no --bart PATH given (a local facebook/bart-base folder)",

@@ -63,7 +63,7 @@ class RunSpec:
     settings: dict # TrainConfig fields (without seed and out)
     post: tuple = () # 'prune', 'block-scales', 'attention' (attention_peaks of the last model)
     select: bool = False # keep the best model on the whole validation split; score it on the whole test split
-    scores: bool = False # record the task's generation or reconstruction scores (chapter 10's score_hook)
+    scores: bool = False # record the task's generation or reconstruction scores (chapter 10a's score_hook)
 
     @property
     def run_id(self) -> str:
@@ -367,10 +367,10 @@ class _Hooks:
         return out
 
 def _hooks(spec: RunSpec, run_dir: Path) -> _Hooks | None:
-    "The evaluation hooks a spec asks for: best-validation selection, the task's scores (chapter 10)."
+    "The evaluation hooks a spec asks for: best-validation selection, the task's scores (chapters 10 and 10a)."
     hooks = [_BestKeeper(run_dir / "best.pt")] if spec.select else []
     if spec.scores:
-        from damcha.evaluate import score_hook                                   # chapter 10 builds on this one
+        from damcha.generation import score_hook                                 # chapter 10a, before this one
         h = score_hook(spec.settings.get("task", "recall"), spec.settings.get("objective", "classify"), n=64, k=16)
         hooks += [h] if h is not None else []
     return _Hooks(hooks) if hooks else None

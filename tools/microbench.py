@@ -1,4 +1,4 @@
-"""The micro-measurements quoted in the benchmark chapter (nbs/12_bench.ipynb), one command each:
+"""The micro-measurements quoted in the benchmark chapters (nbs/12_bench.ipynb, nbs/12a_speed.ipynb), one command each:
 
     python tools/microbench.py grad --threads 1        # the 128 MiB weight gradient: fresh pages vs pages already mapped
     THP_MEM_ALLOC_ENABLE=1 python tools/microbench.py grad --threads 1
@@ -175,7 +175,8 @@ def vit():
 
 def model():
     "The bench's whole-model step (Decoder, 2 layers, D=128, 8 heads, B=32, T=256, AdamW): MHA and DAMCHA; FLOP/s ratio."
-    from damcha.bench import MODEL_SHAPE, model_candidates, make_train_step, step_flops
+    from damcha.bench import step_flops
+    from damcha.speed import MODEL_SHAPE, model_candidates, make_train_step
     s = MODEL_SHAPE
     idx = torch.randint(0, s.vocab, (s.B, s.T), generator=torch.Generator().manual_seed(0))
     models = {k: m for k, m in model_candidates(s).items() if k in ("mha", "damcha", "damcha rowsum")}

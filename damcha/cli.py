@@ -4,111 +4,13 @@
 
 # %% ../nbs/15_cli.ipynb #0817d27f
 from __future__ import annotations
-import argparse, contextlib, dataclasses, inspect, json, math, os, re, sys, tempfile
+import argparse, contextlib, dataclasses, json, math, os, re, sys
 from pathlib import Path
+from .flags import OneLineParser, check_options, check_out, one_line, option_error
+from .flags import parse_finite, parse_kv, parse_seeds, parse_threads, parse_widths, spell_flags
 
 # %% auto #0
 __all__ = ['main']
-
-# %% ../nbs/15_cli.ipynb #e3de3de0
-def _one_line(e: BaseException | str) -> str:
-    return " ".join(str(e).split())
-
-class _Parser(argparse.ArgumentParser):
-    "An ArgumentParser whose errors are one line (its subcommands' parsers are of this class too)."
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
-
-_BOOLS = {"true": True, "false": False}
-
-def _kv(text: str):
-    "`key=value`: true/false (any case) as booleans, else JSON (numbers, lists, null) when it parses, else a string."
-    if "=" not in text or not text.split("=", 1)[0]:
-        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
-    k, v = text.split("=", 1)
-    if v.lower() in _BOOLS:
-        return k, _BOOLS[v.lower()]
-    try:
-        val = json.loads(v)
-    except json.JSONDecodeError:
-        return k, v
-    if isinstance(val, float) and not math.isfinite(val):                     # JSON reads NaN and Infinity
-        raise argparse.ArgumentTypeError(f"{k}: expected a finite number, got {v!r}")
-    return k, val
-
-def _ints(text: str, example: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(t) for t in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers such as {example}, got {text!r}") from None
-
-def _widths(text: str) -> tuple[int, ...]:
-    w = _ints(text, "128,256")
-    if any(v < 1 for v in w):
-        raise argparse.ArgumentTypeError(f"widths must be positive, got {text!r}")
-    return w
-
-def _seeds(text: str) -> tuple[int, ...]:
-    from damcha.train import MAX_SEED
-    s = _ints(text, "0,1,2")
-    if any(not 0 <= v <= MAX_SEED for v in s) or len(set(s)) != len(s):
-        raise argparse.ArgumentTypeError(f"seeds must be distinct integers in [0, {MAX_SEED}], got {text!r}")
-    return s
-
-def _finite(text: str) -> float:
-    "A float option: `nan` and `inf` parse as floats but configure nothing, so they are refused here."
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(v):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
-    return v
-
-def _threads(text: str) -> int:
-    "A thread count from 1 to this machine's CPU count (more only oversubscribes, and torch can crash on huge ones)."
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    cpus = os.cpu_count() or 1
-    if not 1 <= n <= cpus:
-        raise argparse.ArgumentTypeError(f"must be from 1 to {cpus} (the CPUs of this machine), got {n}")
-    return n
-
-def _flags(message: str, names: dict[str, str]) -> str:
-    """`message` (one line) with the Python names of `names` spelled as the command-line flags a user typed:
-    `name=True` -> `--flag`, `name=value` -> `--flag value`, `name=` -> `--flag`; a bare name becomes the flag when it
-    has an underscore, or when it starts the message."""
-    message = _one_line(message)
-    for name in sorted(names, key=len, reverse=True):
-        flag, left = names[name], r"(?<![\w-])"
-        message = re.sub(left + re.escape(name) + r"=True\b", flag, message)
-        message = re.sub(left + re.escape(name) + r"=(?=[^\s,;)]|$)", flag + " ", message)
-        message = re.sub(left + re.escape(name) + r"=(?=[\s,;)]|$)", flag, message)
-        where = left + re.escape(name) + r"(?![\w-])" if "_" in name else rf"^{re.escape(name)}(?![\w-])"
-        message = re.sub(where, flag, message)                               # plain words are names only at the start
-    return message.rstrip()
-
-def _check_out(path: str | Path, flag: str = "--out") -> None:
-    "A ValueError naming `flag` unless `path` is, or can become, a directory this process writes to; leaves no trace."
-    from damcha.train import make_dirs
-    if not str(path).strip():
-        raise ValueError(f"{flag} must name a directory, got {str(path)!r}")
-    p = Path(path)
-    if p.exists() and not p.is_dir():
-        raise ValueError(f"{flag} {path}: exists and is not a directory")
-    created = []
-    try:
-        make_dirs(p, created)                                                     # what it made, even if it fails
-        with tempfile.TemporaryFile(dir=p):
-            pass
-    except OSError as e:
-        raise ValueError(f"{flag} {path}: cannot write there ({_one_line(e.strerror or e)})") from None
-    finally:
-        for d in reversed(created):
-            with contextlib.suppress(OSError):
-                d.rmdir()
 
 # %% ../nbs/15_cli.ipynb #812f98ce
 _TASK_HELP = {"recall": "synthetic associative recall, no files",
@@ -162,7 +64,7 @@ def _train_flag(name: str) -> str:
 def _train_parser(sub) -> argparse.ArgumentParser:
     from damcha.train import TrainConfig
     p = sub.add_parser("train", help="train a model on a task",
-                       description="Train a model on a task; metrics go to OUT/metrics.jsonl.")
+                       description="Train a model on a task; its records go to OUT/metrics.jsonl.")
     task_help, data_help = _task_help()
     helps = dict(_HELP, task=task_help, data=data_help)
     for f in dataclasses.fields(TrainConfig):
@@ -170,10 +72,11 @@ def _train_parser(sub) -> argparse.ArgumentParser:
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         if f.name in ("attn_kwargs", "generator_kwargs"):
             what = "attention" if f.name == "attn_kwargs" else "DAMCHA generator"
-            p.add_argument(flag, dest=f.name, type=_kv, action="append", default=[], metavar="KEY=VALUE",
+            p.add_argument(flag, dest=f.name, type=parse_kv, action="append", default=[], metavar="KEY=VALUE",
                            help=f"{what} option, repeatable")
         elif f.name == "mlp_hidden":
-            p.add_argument(flag, type=_widths, default=default, metavar="W1,W2", help="DAMCHA generator hidden widths")
+            p.add_argument(flag, type=parse_widths, default=default, metavar="W1,W2",
+                           help="DAMCHA generator hidden widths")
         elif f.name == "out":
             p.add_argument(flag, default=None, help=_HELP["out"])
         elif f.name == "warmup":
@@ -181,25 +84,12 @@ def _train_parser(sub) -> argparse.ArgumentParser:
         elif isinstance(default, bool):
             p.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=helps.get(f.name))
         else:
-            typ = {int: int, float: _finite}.get(type(default), str)
+            typ = {int: int, float: parse_finite}.get(type(default), str)
             p.add_argument(flag, type=typ, default=default, help=helps.get(f.name), metavar=f.name.upper())
-    p.add_argument("--threads", type=_threads, default=None,
+    p.add_argument("--threads", type=parse_threads, default=None,
                    help="CPU threads for torch (default: torch's choice); losses can differ in their last digits with "
                         "the thread count")
-    g = p.add_argument_group("metrics in the evaluation records",
-                             "BLEU, chrF and target NLL of greedy decoding (source-conditioned tasks), MSE@Top-k and "
-                             "FID@Top-k (--objective reconstruct; FID when Inception-v3's weights are already in "
-                             "torch's cache, else left out with a notice) on the first N examples, as val_bleu, "
-                             "val_fid_top_k, ... (see damcha.generation.ScoreHook)")
-    g.add_argument("--eval-metrics", choices=("auto", "off"), default="auto",
-                   help="auto: those metrics where the task has them; off: the loss (and accuracy) only")
-    g.add_argument("--eval-n", type=int, default=None, metavar="N",
-                   help="examples decoded or reconstructed per evaluation (default 64)")
-    g.add_argument("--metrics-every", type=int, default=None, metavar="K",
-                   help="those metrics at the first evaluation, every K-th after it and the last one "
-                        "(default 1: at every evaluation)")
-    g.add_argument("--bart", default=None, metavar="PATH",
-                   help="source-conditioned tasks: a local BART folder (save_pretrained) for BARTScore")
+    _add_score_arguments(p)
     p.set_defaults(func=_cmd_train, parser=p)
     return p
 
@@ -210,14 +100,56 @@ def _fresh_out(args) -> str:
         out, i = base.with_name(f"{base.name}-{i}"), i + 1
     return str(out)
 
+# %% ../nbs/15_cli.ipynb #2e8258ae
+class _Renamed(argparse.Action):
+    "An option's old name, kept for one release: the value goes to the new option, with a one-line notice naming it."
+    def __init__(self, option_strings, dest, new: str = "", **kwargs):
+        super().__init__(option_strings, dest, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: {option_string} is deprecated, use {self.new} (the same values); the old name will be "
+              "removed in the next release", file=sys.stderr, flush=True)
+        setattr(namespace, self.dest, values)
+
+def _add_score_arguments(p) -> None:
+    "The options of the evaluation scores `damcha train` records, and the first edition's names of two of them."
+    g = p.add_argument_group("scores in the evaluation records",
+                             "BLEU, chrF and target NLL of greedy decoding (source-conditioned tasks), MSE@Top-k and "
+                             "FID@Top-k (--objective reconstruct; FID when Inception-v3's weights are already in "
+                             "torch's cache, else left out with a notice) on the first N examples, as val_bleu, "
+                             "val_fid_top_k, ... (see damcha.generation.ScoreHook)")
+    g.add_argument("--scores", choices=("auto", "off"), default="auto",
+                   help="auto: those scores where the task has them; off: the loss (and accuracy) only")
+    g.add_argument("--eval-n", type=int, default=None, metavar="N",
+                   help="examples decoded or reconstructed per evaluation (default 64)")
+    g.add_argument("--scores-every", type=int, default=None, metavar="K",
+                   help="those scores at the first evaluation, every K-th after it and the last one "
+                        "(default 1: at every evaluation)")
+    g.add_argument("--bart", default=None, metavar="PATH",
+                   help="source-conditioned tasks: a local BART folder (save_pretrained) for BARTScore")
+    g.add_argument("--eval-metrics", dest="scores", action=_Renamed, new="--scores", choices=("auto", "off"),
+                   default="auto", help="deprecated: the old name of --scores")
+    g.add_argument("--metrics-every", dest="scores_every", action=_Renamed, new="--scores-every", type=int,
+                   default=None, metavar="K", help="deprecated: the old name of --scores-every")
+
 # %% ../nbs/15_cli.ipynb #c1a0b002
+_CHAR_TASKS = ("ptb-char", "text", "enwik8", "text8")
+
+def _run_kind(task: str, objective: str) -> str:
+    "reconstruct, classify, seq2seq or lm: what `damcha evaluate` computes for a run."
+    from damcha.data import IMAGE_TASKS, SEQ2SEQ_TASKS
+    if task in IMAGE_TASKS:
+        return "reconstruct" if objective == "reconstruct" else "classify"
+    return "seq2seq" if task in SEQ2SEQ_TASKS else "lm"
+
 _DOWNLOADS = ("ptb-char", "enwik8", "text8", "cifar10", "cifar100", "mnist")
 
 def _applies() -> list[tuple[str, str, object]]:
     "(option, what it applies to, test of a run's configuration) for every option that applies to some runs only."
     from damcha.data import IMAGE_TASKS, SEQ2SEQ_TASKS
     texts = ", ".join(_CHAR_TASKS + SEQ2SEQ_TASKS)
-    metric = lambda c: _run_kind(c.task, c.objective) in ("seq2seq", "reconstruct")
+    scored = lambda c: _run_kind(c.task, c.objective) in ("seq2seq", "reconstruct")
     return [("objective", f"the image tasks ({', '.join(IMAGE_TASKS)})", lambda c: c.task in IMAGE_TASKS),
             ("mask_rows", "--objective reconstruct", lambda c: c.objective == "reconstruct"),
             ("seq_len", f"the text and source-conditioned tasks ({texts})",
@@ -230,8 +162,8 @@ def _applies() -> list[tuple[str, str, object]]:
             ("download", f"the tasks that can fetch their files ({', '.join(_DOWNLOADS)})",
              lambda c: c.task in _DOWNLOADS),
             ("generator_kwargs", "--attention damcha", lambda c: c.attention == "damcha"),
-            ("eval_n", "source-conditioned text and image reconstruction runs", metric),
-            ("metrics_every", "source-conditioned text and image reconstruction runs", metric),
+            ("eval_n", "source-conditioned text and image reconstruction runs", scored),
+            ("scores_every", "source-conditioned text and image reconstruction runs", scored),
             ("bart", "source-conditioned text runs", lambda c: _run_kind(c.task, c.objective) == "seq2seq")]
 
 def _check_applies_train(args, cfg) -> None:
@@ -239,29 +171,30 @@ def _check_applies_train(args, cfg) -> None:
     defaults = {a.dest: a.default for a in args.parser._actions}
     what_run = lambda name: (f"--attention {cfg.attention}" if name == "generator_kwargs" else
                              f"--task {cfg.task}" + (f" --tokenizer {cfg.tokenizer}" if name == "bpe_vocab" else "")
-                             + (f" ({_run_kind(cfg.task, cfg.objective)})" if name in _METRIC_FLAGS else ""))
+                             + (f" ({_run_kind(cfg.task, cfg.objective)})" if name in _SCORE_FLAGS else ""))
     for name, what, test in _applies():
         if getattr(args, name) != defaults[name] and not test(cfg):
             raise ValueError(f"{_train_flag(name)} applies to {what}, not {what_run(name)}")
-    given = [flag for name, flag in _METRIC_FLAGS.items() if getattr(args, name) is not None]
-    if given and args.eval_metrics == "off":
-        raise ValueError(f"{given[0]} applies with --eval-metrics auto, not off")
+    given = [flag for name, flag in _SCORE_FLAGS.items() if getattr(args, name) is not None]
+    if given and args.scores == "off":
+        raise ValueError(f"{given[0]} applies with --scores auto, not off")
 
-_METRIC_FLAGS = dict(eval_n="--eval-n", metrics_every="--metrics-every", bart="--bart")
+_SCORE_FLAGS = dict(eval_n="--eval-n", scores_every="--scores-every", bart="--bart")
 
+# %% ../nbs/15_cli.ipynb #e17e3bf7
 def _train_hook(args, cfg):
     "The evaluation hook `damcha train` passes to `train` (None: the loop's own records); options checked first."
     kind = _run_kind(cfg.task, cfg.objective)
     if args.eval_n is not None and args.eval_n < 2:
         raise ValueError(f"--eval-n must be >= 2, got {args.eval_n}")
-    if args.metrics_every is not None and args.metrics_every < 1:
-        raise ValueError(f"--metrics-every must be >= 1, got {args.metrics_every}")
+    if args.scores_every is not None and args.scores_every < 1:
+        raise ValueError(f"--scores-every must be >= 1, got {args.scores_every}")
     if args.bart is not None and not Path(args.bart).expanduser().is_dir():
         raise ValueError(f"--bart {args.bart}: no such folder (a BART checkpoint written by save_pretrained)")
-    if args.eval_metrics == "off" or kind not in ("seq2seq", "reconstruct"):
+    if args.scores == "off" or kind not in ("seq2seq", "reconstruct"):
         return None
     from damcha.generation import score_hook
-    opts = dict(n=args.eval_n, every=args.metrics_every, bart=args.bart)
+    opts = dict(n=args.eval_n, every=args.scores_every, bart=args.bart)
     opts = {k: v for k, v in opts.items() if v is not None}
     say = lambda text: print(f"damcha train: {text}", file=sys.stderr, flush=True)
     return score_hook(cfg.task, cfg.objective, log=say, **opts)
@@ -271,79 +204,17 @@ _SET_BY = {"--attn-kw": dict(dropout="--dropout", own_generator="--share-mlp / -
                              use_mlp="--use-mlp / --no-use-mlp", mlp_hidden="--mlp-hidden"),
            "--generator-kw": dict(hidden="--mlp-hidden", use_mlp="--use-mlp / --no-use-mlp")}
 
-def _named_params(cls: type) -> tuple[dict, bool]:
-    "The named keywords of `cls` and of the classes its **kwargs reach along the MRO; and whether some stay open."
-    out, open_ = {}, False
-    for k in cls.__mro__:
-        init = k.__dict__.get("__init__")
-        if init is None or k is object:
-            continue
-        params = inspect.signature(init).parameters.values()
-        for p in params:
-            if p.name not in ("self", "d_model", "n_heads") and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
-                out.setdefault(p.name, p)
-        open_ = any(p.kind == p.VAR_KEYWORD for p in params)
-        if not open_ or k.__module__.startswith("torch"):
-            break
-    return out, open_ and not out
-
-def _coerce(flag: str, key: str, value, param: inspect.Parameter):
-    "`value` checked against the option's annotation: booleans strictly (true/false/1/0), numbers not as strings."
-    ann = param.annotation if isinstance(param.annotation, str) else getattr(param.annotation, "__name__", "")
-    words = set(re.findall(r"\w+", ann)) | ({type(param.default).__name__} if param.default is not None else set())
-    if words & {"bool"} and not words & {"int", "str", "float", "Sequence", "tuple", "list"}:
-        if isinstance(value, bool) or (type(value) is int and value in (0, 1)):
-            return bool(value)
-        raise ValueError(f"{flag} {key}={value}: expected a boolean (True, False, true, false, 1 or 0)")
-    if isinstance(value, bool) and "bool" not in words:
-        raise ValueError(f"{flag} {key}={value}: not a boolean option ({ann or 'see its help'})")
-    if isinstance(value, str) and words & {"int", "float"} and not words & {"str"}:
-        raise ValueError(f"{flag} {key}={value}: expected a number")
-    return value
-
-def _check_options(kw: dict, cls: type, flag: str, strict: bool = False) -> dict:
-    "Every key of `kw` a named keyword of `cls` that the builder does not set itself; returns `kw` with typed values."
-    params, open_ = _named_params(cls)
-    for k, v in kw.items():
-        if k in _SET_BY.get(flag, {}) and (k in params or open_):
-            raise ValueError(f"{flag} {k}: set by {_SET_BY[flag][k]}, which the model builder passes itself; "
-                             f"use that option instead")
-    if open_ and not strict:
-        return dict(kw)
-    unknown = [k for k in kw if k not in params]
-    if unknown:
-        name = unknown[0]
-        raise ValueError(f"{flag} {name}: {cls.__name__} has no option {name!r}; it takes {', '.join(params)}")
-    return {k: _coerce(flag, k, v, params[k]) for k, v in kw.items()}
-
-def _option_error(flag: str, kw: dict, e: Exception, build) -> str:
-    "The one-line error of a build that failed on the options `kw` of `flag`: the culprit key named where it can be."
-    msg = _one_line(e)
-    culprit = next((k for k in kw if re.search(rf"\b{re.escape(k)}\b", msg)), None)
-    for k in kw if culprit is None and len(kw) > 1 else ():
-        try:
-            build({k: kw[k]})
-        except (ValueError, TypeError):
-            culprit = k
-            break
-    culprit = culprit or (next(iter(kw)) if len(kw) == 1 else None)
-    if culprit is None:
-        return f"{flag}: {msg}"
-    if "multiple values for keyword argument" in msg:
-        return f"{flag} {culprit}: set by the model itself (it depends on --attention); leave it out"
-    m = re.match(r"(\w+) (must|applies)", msg)
-    if m and m.group(1) not in kw:                                     # an inner parameter's name: say the option's
-        msg = culprit + msg[len(m.group(1)):]
-    return f"{flag} {culprit}={kw[culprit]!r}: {msg}"
-
 def _check_model(cfg) -> tuple[dict, dict]:
     "Build one layer of the stack `cfg` asks for (on the meta device when it can): option errors before any data."
     import torch
     from damcha.generator import MetricGenerator
     from damcha.models import Stack, attention_class
     damcha = cfg.attention == "damcha"                                  # its **kwargs are generator options
-    att = _check_options(cfg.attn_kwargs, attention_class(cfg.attention), "--attn-kw", strict=damcha)
-    gen = _check_options(cfg.generator_kwargs, MetricGenerator, "--generator-kw") if damcha else {}
+    att = check_options(cfg.attn_kwargs, attention_class(cfg.attention), "--attn-kw", strict=damcha,
+                        set_by=_SET_BY["--attn-kw"])
+    gen = {}
+    if damcha:
+        gen = check_options(cfg.generator_kwargs, MetricGenerator, "--generator-kw", set_by=_SET_BY["--generator-kw"])
     sizes = (cfg.d_model, cfg.n_heads, 1, cfg.d_ff, cfg.attention, cfg.share_mlp, cfg.use_mlp, cfg.mlp_hidden,
              cfg.dropout)
     def build(gkw, akw):
@@ -356,7 +227,7 @@ def _check_model(cfg) -> tuple[dict, dict]:
         try:
             one(kw)
         except (ValueError, TypeError) as e:
-            raise ValueError(_option_error(flag, kw, e, one)) from None
+            raise ValueError(option_error(flag, kw, e, one)) from None
     return att, gen
 
 # %% ../nbs/15_cli.ipynb #c1a0b005
@@ -397,6 +268,7 @@ def _summary(res: dict, cfg) -> None:
               f"{last['tokens_per_s']:,.0f} tokens/s; {last['wall_time']:.1f} s")
     print(f"metrics: {res['metrics']}\ncheckpoint: {res['checkpoint']}")
 
+# %% ../nbs/15_cli.ipynb #96faea6e
 def _cmd_train(args) -> int:
     from damcha.train import TrainConfig, train, resolve_device
     names = {f.name: _train_flag(f.name) for f in dataclasses.fields(TrainConfig)}
@@ -411,13 +283,13 @@ def _cmd_train(args) -> int:
         cfg = TrainConfig(**kw)
         resolve_device(cfg.device)
     except ValueError as e:
-        raise ValueError(_flags(e, names)) from None
+        raise ValueError(spell_flags(e, names)) from None
     _check_applies_train(args, cfg)
     att, gen = _check_model(cfg)
     cfg = dataclasses.replace(cfg, attn_kwargs=att, generator_kwargs=gen)
     hook = _train_hook(args, cfg)
     if int(os.environ.get("RANK", "0")) == 0:                            # one process of a torchrun job checks
-        _check_out(cfg.out)
+        check_out(cfg.out)
     args.continue_with = f"continue with the same options and --resume --out {cfg.out}"
     if args.threads is not None:
         import torch
@@ -430,9 +302,9 @@ def _cmd_train(args) -> int:
             res = train(cfg, eval_hook=hook, setup=started)
     except ImportError as e:
         where = "--tokenizer bpe" if cfg.tokenizer == "bpe" and "tokenizers" in str(e) else f"--task {cfg.task}"
-        raise ValueError(f"{where}: {_one_line(e)}") from None
+        raise ValueError(f"{where}: {one_line(e)}") from None
     except (ValueError, OSError) as e:                                   # OSError: data not found, named as data=
-        raise ValueError(_flags(e, names)) from None
+        raise ValueError(spell_flags(e, names)) from None
     if res["rank"] == 0:
         _summary(res, cfg)
     return 0
@@ -452,20 +324,20 @@ def _compare_parser(sub) -> argparse.ArgumentParser:
                         "headlocal: DAMCHA's full vs head-local context; budget: rates chosen per model, 2M "
                         "characters per run, matched controls (hours; start the command twice to use two "
                         "processes); reference: the reference implementation's other workflows, "
-                        "source-conditioned generation and masked reconstruction, with their metrics; shakespeare: "
+                        "source-conditioned generation and masked reconstruction, with their scores; shakespeare: "
                         "nanoGPT's character recipe on Tiny Shakespeare, chapter 11b (--ptb: its folder). first "
                         "and budget need --ptb; headlocal reads it when given")
     p.add_argument("--out", default=None, help="output directory (default: runs/compare-PRESET)")
     p.add_argument("--dry-run", action="store_true", help="list the runs, marking those already done, and stop")
     p.add_argument("--ptb", default=None,
                    help="directory of ptb.char.valid.txt and ptb.char.test.txt (first, headlocal, budget)")
-    p.add_argument("--seeds", type=_seeds, default=None, metavar="S1,S2",
+    p.add_argument("--seeds", type=parse_seeds, default=None, metavar="S1,S2",
                    help="seeds (default: 0 for quick, 0,1,2 for first, 0,...,4 for headlocal and budget)")
     p.add_argument("--only", default=None,
                    help="run only the experiments or configurations whose name contains this text")
     p.add_argument("--keep-checkpoints", action="store_true",
                    help="keep each run's checkpoint after its result is written")
-    p.add_argument("--threads", type=_threads, default=None,
+    p.add_argument("--threads", type=parse_threads, default=None,
                    help="CPU threads for torch (default: torch's choice); losses and accuracies can differ in their "
                         "last digits with the thread count")
     p.set_defaults(func=_cmd_compare)
@@ -478,7 +350,7 @@ def _cmd_compare(args) -> int:
               only=args.only)
     try:
         if not args.dry_run:
-            _check_out(out)
+            check_out(out)
         args.continue_with = (f"finished runs are kept in {Path(out) / 'results.jsonl'}; rerun the same command to "
                               "continue (it skips them and resumes the interrupted run from its last checkpoint)")
         if args.threads is not None:
@@ -486,13 +358,13 @@ def _cmd_compare(args) -> int:
             torch.set_num_threads(args.threads)
         compare(args.preset, out, **kw)
     except ValueError as e:
-        raise ValueError(_flags(e, _COMPARE_FLAGS)) from None
+        raise ValueError(spell_flags(e, _COMPARE_FLAGS)) from None
     return 0
 
 # %% ../nbs/15_cli.ipynb #3de13d3c
 def _bench_parser(sub) -> argparse.ArgumentParser:
     from damcha.speed import add_bench_arguments
-    p = sub.add_parser("bench", help="time, FLOP/s and memory of every attention against SDPA MHA",
+    p = sub.add_parser("bench", help="step time, tokens/s and memory of every attention against SDPA MHA",
                        description="Forward + backward of every attention at three shapes, against SDPA MHA and "
                                    "this machine's GEMM speed.")
     add_bench_arguments(p)
@@ -512,29 +384,20 @@ def _cmd_bench(args) -> int:
         raise ValueError(f"--device {args.device}: this machine has {torch.cuda.device_count()} CUDA device(s)")
     if args.threads is not None:
         try:
-            _threads(str(args.threads))
+            parse_threads(str(args.threads))
         except argparse.ArgumentTypeError as e:
             raise ValueError(f"--threads {e}") from None
     if args.repeats >= 1 and args.rounds > args.repeats and args.rounds != 3:       # the default 3: capped at repeats
         raise ValueError(f"--rounds {args.rounds} is more than --repeats {args.repeats}: the timed steps are split "
                          f"among the rounds, so a round without one would time nothing (--rounds <= --repeats)")
     if args.out is not None:
-        _check_out(args.out)                                                     # before minutes of measuring
+        check_out(args.out)                                                     # before minutes of measuring
     return run_from_args(args)
 
 # %% ../nbs/15_cli.ipynb #f073c20e
-_CHAR_TASKS = ("ptb-char", "text", "enwik8", "text8")
-
-def _run_kind(task: str, objective: str) -> str:
-    "reconstruct, classify, seq2seq or lm: what `damcha evaluate` computes for a run."
-    from damcha.data import IMAGE_TASKS, SEQ2SEQ_TASKS
-    if task in IMAGE_TASKS:
-        return "reconstruct" if objective == "reconstruct" else "classify"
-    return "seq2seq" if task in SEQ2SEQ_TASKS else "lm"
-
 def _evaluate_parser(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("evaluate", help="the metrics of a trained run on its test split",
-                       description="Metrics of a finished run on its test split, written to RUN_DIR/evaluation.json: "
+    p = sub.add_parser("evaluate", help="the scores of a trained run on its test split",
+                       description="Scores of a finished run on its test split, written to RUN_DIR/evaluation.json: "
                                    "FID, FID@Top-k, MSE@Top-k (image reconstruction); NLL, bits per character "
                                    "(text); BLEU, chrF, NLL, BARTScore and samples (source-conditioned text).")
     p.add_argument("run_dir", metavar="RUN_DIR", help="the --out directory of a damcha train run (holds ckpt.pt)")
@@ -551,10 +414,12 @@ def _evaluate_parser(sub) -> argparse.ArgumentParser:
                         "BARTScore is skipped")
     p.add_argument("--out", default=None, metavar="FILE", help="the JSON file (default: RUN_DIR/evaluation.json)")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps")
-    p.add_argument("--threads", type=_threads, default=None, help="CPU threads for torch (default: torch's choice)")
+    p.add_argument("--threads", type=parse_threads, default=None,
+                   help="CPU threads for torch (default: torch's choice)")
     p.set_defaults(func=_cmd_evaluate)
     return p
 
+# %% ../nbs/15_cli.ipynb #8e2b07c4
 def _check_evaluate_args(args) -> Path:
     "Every option checked before any file is read: the --out file, or a ValueError naming the option."
     from damcha.train import resolve_device
@@ -569,7 +434,7 @@ def _check_evaluate_args(args) -> Path:
     try:
         resolve_device(args.device)
     except ValueError as e:
-        raise ValueError(f"--device: {_one_line(e)}") from None
+        raise ValueError(f"--device: {one_line(e)}") from None
     run = Path(args.run_dir)
     if not run.is_dir():
         raise ValueError(f"RUN_DIR {args.run_dir}: no such directory")
@@ -578,7 +443,7 @@ def _check_evaluate_args(args) -> Path:
     out = Path(args.out) if args.out is not None else run / "evaluation.json"
     if out.is_dir():
         raise ValueError(f"--out {args.out}: is a directory; give a file name")
-    _check_out(out.parent, "--out" if args.out is not None else "RUN_DIR")
+    check_out(out.parent, "--out" if args.out is not None else "RUN_DIR")
     return out
 
 def _check_applies(args, kind: str, task: str) -> None:
@@ -592,6 +457,7 @@ def _check_applies(args, kind: str, task: str) -> None:
     if kind == "reconstruct" and args.k < 2:
         raise ValueError(f"--k must be >= 2 for FID@Top-k, got {args.k}")
 
+# %% ../nbs/15_cli.ipynb #ed4355ad
 def _write_atomic(path: Path, text: str) -> None:
     "Write `text` to a temporary file beside `path`, then rename it over `path`."
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
@@ -602,7 +468,7 @@ def _write_atomic(path: Path, text: str) -> None:
         if tmp.exists():
             tmp.unlink()
 
-def _lm_metrics(model, dataset, batch_size: int, device, char: bool) -> dict:
+def _lm_scores(model, dataset, batch_size: int, device, char: bool) -> dict:
     "Loss per scored token (or image) and accuracy over a whole split; bits per character for character tasks."
     import torch
     import torch.nn.functional as F
@@ -621,13 +487,24 @@ def _lm_metrics(model, dataset, batch_size: int, device, char: bool) -> dict:
         out["bpc"] = out["loss"] / math.log(2)
     return out
 
+def _run_config(ck: dict):
+    "The run's recorded configuration over TrainConfig's defaults (fields added since a run: their defaults)."
+    import types
+    from damcha.train import TrainConfig
+    defaults = {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()
+                for f in dataclasses.fields(TrainConfig)}
+    cfg = types.SimpleNamespace(**{"tokenizer": "char", "bpe_vocab": 1000, **defaults, **ck["config"]})
+    cfg.mlp_hidden = tuple(cfg.mlp_hidden)
+    return cfg
+
+# %% ../nbs/15_cli.ipynb #e984aeff
 def _evaluate_task(model, # the run's model, on its device
                    task, # the run's damcha.data.Task
                    kind: str, # reconstruct, classify, seq2seq or lm (`_run_kind`)
                    out_dir: Path, # where samples.jsonl goes (seq2seq)
                    k: int = 50, extractor: str | None = None, n_images: int | None = None, beam: int | None = None,
                    bart: str | None = None, mask_rows: int = 1, batch_size: int = 64, seed: int = 0) -> dict:
-    "The metrics of `model` on the task's test split (val where it has none); seq2seq samples to samples.jsonl."
+    "The scores of `model` on the task's test split (val where it has none); seq2seq samples to samples.jsonl."
     import warnings
     from damcha import evaluate as ev
     from damcha.generation import seq2seq_scores
@@ -655,19 +532,10 @@ def _evaluate_task(model, # the run's model, on its device
         _write_atomic(path, "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in samples))
         res = dict(res, samples=str(path))
     else:
-        res = _lm_metrics(model, data, batch_size, device, task.name in _CHAR_TASKS)
+        res = _lm_scores(model, data, batch_size, device, task.name in _CHAR_TASKS)
     return dict(split=split, **res)
 
-def _run_config(ck: dict):
-    "The run's recorded configuration over TrainConfig's defaults (fields added since a run: their defaults)."
-    import types
-    from damcha.train import TrainConfig
-    defaults = {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()
-                for f in dataclasses.fields(TrainConfig)}
-    cfg = types.SimpleNamespace(**{"tokenizer": "char", "bpe_vocab": 1000, **defaults, **ck["config"]})
-    cfg.mlp_hidden = tuple(cfg.mlp_hidden)
-    return cfg
-
+# %% ../nbs/15_cli.ipynb #a6190259
 def _cmd_evaluate(args) -> int:
     from damcha.train import find_checkpoint, build_model, resolve_device
     from damcha.data import make_task
@@ -676,7 +544,7 @@ def _cmd_evaluate(args) -> int:
     try:
         ck, path = find_checkpoint(run, quiet=True)
     except ValueError as e:
-        raise ValueError(f"RUN_DIR {args.run_dir}: {_one_line(e)}") from None
+        raise ValueError(f"RUN_DIR {args.run_dir}: {one_line(e)}") from None
     if ck is None:
         raise ValueError(f"RUN_DIR {args.run_dir}: holds no checkpoint (ckpt.pt); give the --out of a damcha train run")
     if path.name != "ckpt.pt":                                           # as `damcha train --resume` says it
@@ -692,7 +560,7 @@ def _cmd_evaluate(args) -> int:
                          seed=cfg.seed, **tok)
     except (ValueError, OSError) as e:
         raise ValueError(f"RUN_DIR {args.run_dir}: its task {cfg.task} (data {cfg.data}) cannot be rebuilt: "
-                         f"{_one_line(e)}") from None
+                         f"{one_line(e)}") from None
     if ck.get("vocab") is not None and task.vocab != ck["vocab"]:
         raise ValueError(f"RUN_DIR {args.run_dir}: the rebuilt task's vocabulary differs from the checkpoint's "
                          f"(did the data under {cfg.data} change?)")
@@ -709,7 +577,7 @@ def _cmd_evaluate(args) -> int:
     _write_atomic(out, json.dumps(record, indent=1) + "\n")
     print(f"damcha evaluate: {cfg.task} ({kind}, {cfg.attention} attention, step {ck['step']}), "
           f"{res['split']} split")
-    print("| metric | value |\n|---|---|")
+    print("| score | value |\n|---|---|")
     for key, v in res.items():
         if isinstance(v, float):
             print(f"| {key} | {v:.4f} |")
@@ -724,7 +592,7 @@ def _cmd_evaluate(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     "The `damcha` command: `damcha train ...`, `damcha evaluate ...`, `damcha compare ...`, `damcha bench ...`."
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")                  # huge pages for large CPU tensors (chapter 12)
-    parser = _Parser(prog="damcha",
+    parser = OneLineParser(prog="damcha",
                      description="Data-Adaptive Mahalanobis Cross-Head Attention: train, evaluate and measure.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _train_parser(sub)
@@ -740,10 +608,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except NonFiniteLossError as e:
-        say(f"stopped: {_one_line(e)}")
+        say(f"stopped: {one_line(e)}")
         return 1
     except (ValueError, OSError, ImportError) as e:
-        say(f"error: {_one_line(e)}")
+        say(f"error: {one_line(e)}")
         return 2
     except RuntimeError as e:                                            # torch's allocators: out of memory
         if not re.search(r"out of memory|can't allocate memory|allocat\w* .*bytes", str(e), re.I):

@@ -109,6 +109,7 @@ def _decoder(c: DamchaConfig) -> Decoder:
     return Decoder(c.vocab_size, c.d_model, c.n_heads, c.n_layers, c.d_ff, c.max_len, c.attention, c.share_mlp,
                    tuple(c.mlp_hidden), c.dropout, c.use_mlp, c.generator_kwargs or None, c.attn_kwargs or None)
 
+# %% ../../nbs/14_hf.ipynb #14a35b23
 class DamchaForCausalLM(DamchaPreTrainedModel, GenerationMixin):
     "`damcha.models.Decoder` as a transformers causal language model: `(B, T)` ids -> `(B, T, vocab_size)` logits."
     _tied_weights_keys = {"model.head.weight": "model.tok_emb.weight"}

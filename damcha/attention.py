@@ -13,6 +13,7 @@ from torch import Tensor
 from einops import rearrange
 from .metric import head_dim
 from .generator import MetricGenerator, context
+from .ablations import make_generator, generator_options
 from .contract import (check_tokens, check_padding_mask, check_attn_mask, build_attn_mask, causal_block_mask,
                              extend_cache, prepare_call, sdpa_attend, zero_padded_queries)
 from .contract import LogitsSource as _LogitsSource, keep_logits as _keep_logits, old_names
@@ -41,7 +42,7 @@ class DamchaAttention(_LogitsSource, nn.Module):
         if not (chunk_size is None or chunk_size == "auto" or positive_int):
             raise ValueError(f"chunk_size must be a positive int, 'auto' or None, got {chunk_size!r}")
         self.chunk_size = chunk_size
-        options = set(inspect.signature(MetricGenerator.__init__).parameters) - {"self", "d_model", "n_heads"}
+        options = set(generator_options())                                            # chapter 01b: with the ablations
         options -= {"hidden", "use_mlp", "dropout"}                                    # the layer's own names for these
         unknown = sorted(set(generator_kwargs) - options)
         if unknown:
@@ -52,7 +53,7 @@ class DamchaAttention(_LogitsSource, nn.Module):
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)
         self.generator = None
         if own_generator:
-            self.generator = MetricGenerator(d_model, n_heads, hidden=mlp_hidden, use_mlp=use_mlp,
+            self.generator = make_generator(d_model, n_heads, hidden=mlp_hidden, use_mlp=use_mlp,
                                              dropout=mlp_dropout, **generator_kwargs)
         self._last_context = None
 

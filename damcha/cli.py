@@ -207,14 +207,14 @@ _SET_BY = {"--attn-kw": dict(dropout="--dropout", own_generator="--share-mlp / -
 def _check_model(cfg) -> tuple[dict, dict]:
     "Build one layer of the stack `cfg` asks for (on the meta device when it can): option errors before any data."
     import torch
-    from damcha.generator import MetricGenerator
+    from damcha.ablations import AblatedGenerator
     from damcha.models import Stack, attention_class
     damcha = cfg.attention == "damcha"                                  # its **kwargs are generator options
     att = check_options(cfg.attn_kwargs, attention_class(cfg.attention), "--attn-kw", strict=damcha,
                         set_by=_SET_BY["--attn-kw"])
     gen = {}
     if damcha:
-        gen = check_options(cfg.generator_kwargs, MetricGenerator, "--generator-kw", set_by=_SET_BY["--generator-kw"])
+        gen = check_options(cfg.generator_kwargs, AblatedGenerator, "--generator-kw", set_by=_SET_BY["--generator-kw"])
     sizes = (cfg.d_model, cfg.n_heads, 1, cfg.d_ff, cfg.attention, cfg.share_mlp, cfg.use_mlp, cfg.mlp_hidden,
              cfg.dropout)
     def build(gkw, akw):

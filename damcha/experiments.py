@@ -11,6 +11,7 @@ from typing import Callable
 import torch
 import torch.nn as nn
 from .generator import MetricGenerator
+from .ablations import block_scales
 from .matroid import MahalanobisAttention
 from .train import TrainConfig, train, build_model, evaluate_split, load_checkpoint, read_metrics
 from .train import default_warmup, stability_summary, atomic_save, CKPT_FORMAT, eval_batches
@@ -267,7 +268,7 @@ def post_evaluations(spec: RunSpec, out: Path, device="cpu") -> dict:
         for label, (d, o) in {"diag-only": (1, 0), "offdiag-only": (0, 1)}.items():
             with contextlib.ExitStack() as st:
                 for g in gens:
-                    st.enter_context(g.block_scales(d, o))
+                    st.enter_context(block_scales(g, d, o))
                 res[label] = _split_metrics(model, task, cfg, device)
     return res
 

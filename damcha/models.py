@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from torch import Tensor
 from .metric import head_dim
 from .generator import MetricGenerator, context, metric_param_counts
+from .ablations import make_generator
 from .contract import check_tokens, check_padding_mask
 from .attention import DamchaAttention, cached_context
 from .matroid import MatroidalAttention, DenseMahalanobisAttention, MatroidalQKAttention, DenseQKAttention
@@ -104,7 +105,7 @@ class Stack(nn.Module):
             gkw.setdefault("n_layers", n_layers if self.shared else 1)
         self.generator = None
         if self.shared:
-            self.generator = MetricGenerator(d_model, n_heads, hidden=mlp_hidden, use_mlp=use_mlp, **gkw)
+            self.generator = make_generator(d_model, n_heads, hidden=mlp_hidden, use_mlp=use_mlp, **gkw)
         if attention == "damcha":
             akw = dict(akw, own_generator=not self.shared, use_mlp=use_mlp, mlp_hidden=mlp_hidden)
             if not self.shared:

@@ -21,6 +21,7 @@ if "is_causal" not in inspect.signature(Block.forward).parameters:              
                       f"(tested: 1.0.31), found {timm.__version__}: pip install 'damcha[timm]'")
 from ..attention import DamchaAttention
 from ..generator import MetricGenerator
+from ..ablations import AblatedGenerator, make_generator, generator_options
 from ..models import attention_class, make_attention
 
 # %% auto #0
@@ -80,17 +81,16 @@ class SharedMetrics:
         "Copies (EMA, `deepcopy`, pickling) keep the generator, not the last forward's tensors."
         return dict(self.__dict__, tokens=None, causal=False, metrics=None)
 
-register_notrace_module(MetricGenerator)                                              # FX: a leaf, called, not traced
+register_notrace_module(MetricGenerator)
+register_notrace_module(AblatedGenerator)                                              # FX: a leaf, called, not traced
 
 # %% ../../nbs/13_timm.ipynb #392285cf
 _VIT_KW = (set(inspect.signature(VisionTransformer.__init__).parameters)
            | set(inspect.signature(build_model_with_cfg).parameters)
            | {"features_only", "out_indices", "feature_cls"}) - {"self", "kwargs", "model_cls", "variant", "pretrained"}
 _GEN_ALIASES = {"mlp_hidden": "hidden", "mlp_dropout": "dropout"}                   # DamchaAttention's names for them
-_GEN_KW = set(inspect.signature(MetricGenerator.__init__).parameters) - {"self", "d_model", "n_heads", "n_layers",
-                                                                         "hidden", "dropout"}
-_LAYER_GEN_KW = set(inspect.signature(MetricGenerator.__init__).parameters) - {"self", "d_model", "n_heads", "hidden",
-                                                                               "use_mlp", "dropout"}
+_GEN_KW = set(generator_options()) - {"n_layers", "hidden", "dropout"}
+_LAYER_GEN_KW = set(generator_options()) - {"hidden", "use_mlp", "dropout"}
 _SET_HERE = {"self", "d_model", "n_heads", "dropout", "bias", "own_generator"}        # create_vit passes these itself
 
 class _UnknownOption(TypeError, ValueError):
@@ -128,7 +128,7 @@ def _shared_generator(model: VisionTransformer, opts: dict) -> SharedMetrics:
             gen[_GEN_ALIASES.get(k, k)] = opts.pop(k)
     if gen.get("layer_bias"):
         gen["n_layers"] = len(model.blocks)
-    model.metric_generator = MetricGenerator(model.embed_dim, model.blocks[0].attn.num_heads, **gen)
+    model.metric_generator = make_generator(model.embed_dim, model.blocks[0].attn.num_heads, **gen)
     shared = SharedMetrics(model.metric_generator)
     model.blocks[0].register_forward_pre_hook(shared, with_kwargs=True)
     return shared

@@ -32,7 +32,7 @@ __all__ = ['PRESETS', 'MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'PRUNE_DELTAS', 'C
 def attention_configs(d: int = 16) -> dict[str, dict]:
     "Label -> TrainConfig overrides for every attention compared (d: head width, for the matroidal m)."
     # 'rowsum' generators hold only the identifiable outputs and train exactly as 'full' ones under the trainer's
-    # param_groups (chapter 01); 'head-local' computes head i's metric from c_i alone: the cross-head ablation.
+    # param_groups (chapter 01a); 'head-local' computes head i's metric from c_i alone: the cross-head ablation.
     dam = dict(attention="damcha", mlp_hidden=(64,))
     return {
         "mha": dict(attention="mha"),

@@ -137,7 +137,7 @@ _DATA_HELP = {"recall": "no data",
 
 def _task_help() -> tuple[str, str]:
     "Help of --task and --data: every task of damcha.data.TASKS, with what its data is."
-    from damcha.data import TASKS
+    from damcha.tasks import TASKS
     task = "; ".join(f"{t} ({_TASK_HELP.get(t, 'see damcha.data')})" for t in TASKS)
     data = "; ".join(f"{t}: {_DATA_HELP.get(t, 'see damcha.data')}" for t in TASKS)
     return task, data
@@ -215,7 +215,7 @@ _DOWNLOADS = ("ptb-char", "enwik8", "text8", "cifar10", "cifar100", "mnist")
 
 def _applies() -> list[tuple[str, str, object]]:
     "(option, what it applies to, test of a run's configuration) for every option that applies to some runs only."
-    from damcha.data import IMAGE_TASKS, SEQ2SEQ_TASKS
+    from damcha.tasks import IMAGE_TASKS, SEQ2SEQ_TASKS
     texts = ", ".join(_CHAR_TASKS + SEQ2SEQ_TASKS)
     metric = lambda c: _run_kind(c.task, c.objective) in ("seq2seq", "reconstruct")
     return [("objective", f"the image tasks ({', '.join(IMAGE_TASKS)})", lambda c: c.task in IMAGE_TASKS),
@@ -527,7 +527,7 @@ _CHAR_TASKS = ("ptb-char", "text", "enwik8", "text8")
 
 def _run_kind(task: str, objective: str) -> str:
     "reconstruct, classify, seq2seq or lm: what `damcha evaluate` computes for a run."
-    from damcha.data import IMAGE_TASKS, SEQ2SEQ_TASKS
+    from damcha.tasks import IMAGE_TASKS, SEQ2SEQ_TASKS
     if task in IMAGE_TASKS:
         return "reconstruct" if objective == "reconstruct" else "classify"
     return "seq2seq" if task in SEQ2SEQ_TASKS else "lm"
@@ -639,7 +639,7 @@ def _evaluate_task(model, # the run's model, on its device
         res = ev.reconstruction_metrics(model, data, ext.to(device), k=k, mask_rows=mask_rows, n_images=n_images,
                                         batch_size=batch_size, seed=seed)
     elif kind == "seq2seq":
-        from damcha.data import tokenizer_from_dict
+        from damcha.source import tokenizer_from_dict
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res, samples = ev.seq2seq_scores(model, data, tokenizer_from_dict(task.vocab), k=k, beam_size=beam or 1,
@@ -669,7 +669,7 @@ def _run_config(ck: dict):
 
 def _cmd_evaluate(args) -> int:
     from damcha.train import find_checkpoint, build_model, resolve_device
-    from damcha.data import make_task
+    from damcha.tasks import make_task
     out = _check_evaluate_args(args)
     run = Path(args.run_dir)
     try:

@@ -13,7 +13,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
-from .data import row_mask, unpatchify, EOS_ID, PAD_ID
+from .images import row_mask, unpatchify
+from .source import EOS_ID, PAD_ID
 
 # %% auto #0
 __all__ = ['EVAL_EXTRA', 'INCEPTION_URL', 'IMAGENET_MEAN', 'IMAGENET_STD', 'SEQ2SEQ', 'frechet_distance', 'feature_stats',
@@ -743,7 +744,7 @@ class ScoreHook:
         return self._images(model, data, device, mask_rows, cfg.seed)
 
     def _text(self, model, data, task, device) -> dict:
-        from damcha.data import tokenizer_from_dict
+        from damcha.source import tokenizer_from_dict
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="BARTScore skipped")
             res, _ = seq2seq_scores(model, data, tokenizer_from_dict(task.vocab), k=min(self.k, self.n),

@@ -19,7 +19,7 @@ try:
     import fcntl
 except ImportError:                                                     # not on Windows: one worker per folder
     fcntl = None
-from .data import make_task
+from .tasks import make_task
 
 # %% auto #0
 __all__ = ['MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'FULL_SPLIT', 'CLAIM', 'PRESETS', 'PRUNE_DELTAS', 'TABLE_COLUMNS',

@@ -26,3 +26,4 @@ _HOMES = {
 }
 _MOVED = {name: f"damcha.{module}.{name}" for module, names in _HOMES.items() for name in names}
 __getattr__ = old_names("damcha.data", _MOVED)
+__all__ = list(_MOVED)   # `from damcha.data import *` still brings every old name, each with its warning

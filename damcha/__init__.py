@@ -14,7 +14,7 @@ from .attention import DamchaAttention
 from .matroid import MatroidalAttention, DenseMahalanobisAttention
 from .baselines import MultiHeadAttention
 from .models import ATTENTIONS, make_attention, Decoder, VisionTransformer, TransformerPC, to_rowsum, param_counts
-from .data import make_task
+from .tasks import make_task
 from .train import TrainConfig
 from .experiments import compare
 

@@ -12,7 +12,7 @@ from .summary import curve_styles, headline_metric, mean_std, fmt_mean_std, fmt_
 from .experiments import RunSpec, DIGITS, attention_configs
 from .experiments import PRESETS, register_preset, ptb_or_error
 from .models import matched_qk_dim
-from .data import make_task
+from .tasks import make_task
 
 # %% auto #0
 __all__ = ['RATES', 'TAUS', 'CHARS', 'DIGITS_LONG', 'DIGITS_SHORT', 'HEADLINE', 'CONTROLS', 'WIDTHS', 'WIDTH_CONFIGS',

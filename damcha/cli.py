@@ -38,10 +38,10 @@ _DATA_HELP = {"recall": "no data",
               "shakespeare-char": "input.txt or its folder"}
 
 def _task_help() -> tuple[str, str]:
-    "Help of --task and --data: every task of damcha.data.TASKS, with what its data is."
-    from damcha.data import TASKS
-    task = "; ".join(f"{t} ({_TASK_HELP.get(t, 'see damcha.data')})" for t in TASKS)
-    data = "; ".join(f"{t}: {_DATA_HELP.get(t, 'see damcha.data')}" for t in TASKS)
+    "Help of --task and --data: every task of damcha.tasks.TASKS, with what its data is."
+    from damcha.tasks import TASKS
+    task = "; ".join(f"{t} ({_TASK_HELP.get(t, 'see damcha.tasks')})" for t in TASKS)
+    data = "; ".join(f"{t}: {_DATA_HELP.get(t, 'see damcha.tasks')}" for t in TASKS)
     return task, data
 
 _HELP = dict(objective="image tasks: classify or reconstruct (masked rows of patches)",
@@ -138,7 +138,7 @@ _CHAR_TASKS = ("ptb-char", "text", "enwik8", "text8")
 
 def _run_kind(task: str, objective: str) -> str:
     "reconstruct, classify, seq2seq or lm: what `damcha evaluate` computes for a run."
-    from damcha.data import IMAGE_TASKS, SEQ2SEQ_TASKS
+    from damcha.tasks import IMAGE_TASKS, SEQ2SEQ_TASKS
     if task in IMAGE_TASKS:
         return "reconstruct" if objective == "reconstruct" else "classify"
     return "seq2seq" if task in SEQ2SEQ_TASKS else "lm"
@@ -147,7 +147,7 @@ _DOWNLOADS = ("ptb-char", "enwik8", "text8", "cifar10", "cifar100", "mnist")
 
 def _applies() -> list[tuple[str, str, object]]:
     "(option, what it applies to, test of a run's configuration) for every option that applies to some runs only."
-    from damcha.data import IMAGE_TASKS, SEQ2SEQ_TASKS
+    from damcha.tasks import IMAGE_TASKS, SEQ2SEQ_TASKS
     texts = ", ".join(_CHAR_TASKS + SEQ2SEQ_TASKS)
     scored = lambda c: _run_kind(c.task, c.objective) in ("seq2seq", "reconstruct")
     return [("objective", f"the image tasks ({', '.join(IMAGE_TASKS)})", lambda c: c.task in IMAGE_TASKS),
@@ -499,7 +499,7 @@ def _run_config(ck: dict):
 
 # %% ../nbs/15_cli.ipynb #e984aeff
 def _evaluate_task(model, # the run's model, on its device
-                   task, # the run's damcha.data.Task
+                   task, # the run's damcha.tasks.Task
                    kind: str, # reconstruct, classify, seq2seq or lm (`_run_kind`)
                    out_dir: Path, # where samples.jsonl goes (seq2seq)
                    k: int = 50, extractor: str | None = None, n_images: int | None = None, beam: int | None = None,
@@ -517,7 +517,7 @@ def _evaluate_task(model, # the run's model, on its device
         res = ev.reconstruction_scores(model, data, ext.to(device), k=k, mask_rows=mask_rows, n_images=n_images,
                                        batch_size=batch_size, seed=seed)
     elif kind == "seq2seq":
-        from damcha.data import tokenizer_from_dict
+        from damcha.source import tokenizer_from_dict
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res, samples = seq2seq_scores(model, data, tokenizer_from_dict(task.vocab), k=k, beam_size=beam or 1,
@@ -538,7 +538,7 @@ def _evaluate_task(model, # the run's model, on its device
 # %% ../nbs/15_cli.ipynb #a6190259
 def _cmd_evaluate(args) -> int:
     from damcha.train import find_checkpoint, build_model, resolve_device
-    from damcha.data import make_task
+    from damcha.tasks import make_task
     out = _check_evaluate_args(args)
     run = Path(args.run_dir)
     try:

@@ -12,7 +12,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
-from .data import row_mask, unpatchify
+from .images import row_mask, unpatchify
 
 # %% auto #0
 __all__ = ['EVAL_EXTRA', 'INCEPTION_URL', 'IMAGENET_MEAN', 'IMAGENET_STD', 'optional_import', 'frechet_distance', 'feature_stats',
@@ -338,11 +338,11 @@ def reconstructions(model: nn.Module, # a PatchReconstructor
         model.train(was)
     return torch.cat(recon)
 
-def reconstruction_scores(model: nn.Module, # a damcha.data.PatchReconstructor
+def reconstruction_scores(model: nn.Module, # a damcha.images.PatchReconstructor
                           dataset, # a dataset of (image, label) items, or an (N, C, H, W) tensor, in [0, 1]
                           extractor: Callable[[Tensor], Tensor] | None = None, # default InceptionFeatures()
                           k: int = 50, # Top-k size
-                          mask_rows: int | None = None, # masked rows per image; default grid // 4 (damcha.data's)
+                          mask_rows: int | None = None, # masked rows per image; default grid // 4 (damcha.tasks')
                           n_images: int | None = None, # evaluate the first n images only
                           batch_size: int = 64,
                           seed: int = 0, # the masks' generator

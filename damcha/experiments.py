@@ -21,7 +21,7 @@ try:
     import fcntl
 except ImportError:                                                     # not on Windows: one worker per folder
     fcntl = None
-from .data import make_task
+from .tasks import make_task
 
 # %% auto #0
 __all__ = ['PRESETS', 'MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'PRUNE_DELTAS', 'CLAIM', 'FULL_SPLIT', 'attention_configs',

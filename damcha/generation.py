@@ -10,7 +10,7 @@ from typing import Sequence
 import torch
 import torch.nn as nn
 from torch import Tensor
-from .data import EOS_ID, PAD_ID
+from .source import EOS_ID, PAD_ID
 from .evaluate import (optional_import, top_k, per_example_mse, image_scores, InceptionFeatures, dataset_images,
                              reconstructions)
 
@@ -288,7 +288,7 @@ def _seq2seq_parts(dataset) -> tuple:
     if isinstance(dataset, torch.utils.data.Subset):
         base, idx = dataset.dataset, list(dataset.indices)
     if not all(hasattr(base, a) for a in ("prompt", "pairs", "seq_len")):
-        raise ValueError(f"dataset must be a damcha.data.Seq2SeqDataset (or a Subset of one), "
+        raise ValueError(f"dataset must be a damcha.source.Seq2SeqDataset (or a Subset of one), "
                          f"got {type(dataset).__name__}")
     return base, list(range(len(base))) if idx is None else idx
 
@@ -306,7 +306,7 @@ def _target_nll(model: nn.Module, base, idx: list[int], batch_size: int, device)
 
 # %% ../nbs/10a_generation.ipynb #b06a0fcd
 def seq2seq_scores(model: nn.Module, # a damcha.models.Decoder trained on `source <sep> target <eos>` sequences
-                   dataset, # a damcha.data.Seq2SeqDataset (a task's test or val split), or a Subset of one
+                   dataset, # a damcha.source.Seq2SeqDataset (a task's test or val split), or a Subset of one
                    tokenizer, # the task's tokenizer (CharTokenizer or BPETokenizer)
                    k: int = 50, # the @Top-k size: the k examples of lowest target NLL
                    beam_size: int = 1, # 1: greedy
@@ -417,7 +417,7 @@ class ScoreHook:
 
 # %% ../nbs/10a_generation.ipynb #f76822ee
 def _score_text(self, model, data, task, device) -> dict:
-    from damcha.data import tokenizer_from_dict
+    from damcha.source import tokenizer_from_dict
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="BARTScore skipped")
         res, _ = seq2seq_scores(model, data, tokenizer_from_dict(task.vocab), k=min(self.k, self.n),

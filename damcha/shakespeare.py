@@ -10,7 +10,7 @@ from .experiments import RunSpec, register_preset, PRESETS
 from .summary import mean_std, fmt_mean_std, fmt_count
 from .budget import grown_grid, selection_score, argmin_known, ngram_references
 from .budget import welch, holm, interval95, selections, plot_rates, draw_ngram_levels
-from .data import make_task, last10_loss
+from .tasks import make_task, last10_loss
 
 # %% auto #0
 __all__ = ['RECIPE', 'SWEEP', 'LONG', 'RATES', 'STRESS', 'EXIT_NATS', 'NANOGPT', 'CONFIGS', 'FAMILY', 'NANOGPT_HERE',

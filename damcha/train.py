@@ -17,7 +17,8 @@ from .generator import MetricGenerator, param_groups, clip_grad_norm_, metric_pa
 from .matroid import MatroidalMetric, DenseMetric
 from .contract import recording_logits, masked_weights, old_names
 from .models import ATTENTIONS, Decoder, VisionTransformer, param_counts
-from .data import Task, make_task, PatchReconstructor, row_mask, masked_patch_mse, patchify, TASKS as DATA_TASKS
+from .tasks import Task, make_task, TASKS as DATA_TASKS
+from .images import PatchReconstructor, row_mask, masked_patch_mse, patchify
 
 # %% auto #0
 __all__ = ['TASKS', 'MAX_SEED', 'CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'LOCK_NAME', 'default_warmup', 'TrainConfig',

@@ -49,7 +49,7 @@ def _widths(text: str) -> tuple[int, ...]:
     return w
 
 def _seeds(text: str) -> tuple[int, ...]:
-    from damcha.train import MAX_SEED
+    from damcha.loop import MAX_SEED
     s = _ints(text, "0,1,2")
     if any(not 0 <= v <= MAX_SEED for v in s) or len(set(s)) != len(s):
         raise argparse.ArgumentTypeError(f"seeds must be distinct integers in [0, {MAX_SEED}], got {text!r}")
@@ -92,7 +92,7 @@ def _flags(message: str, names: dict[str, str]) -> str:
 
 def _check_out(path: str | Path, flag: str = "--out") -> None:
     "A ValueError naming `flag` unless `path` is, or can become, a directory this process writes to; leaves no trace."
-    from damcha.train import make_dirs
+    from damcha.runs import make_dirs
     if not str(path).strip():
         raise ValueError(f"{flag} must name a directory, got {str(path)!r}")
     p = Path(path)
@@ -398,7 +398,8 @@ def _summary(res: dict, cfg) -> None:
     print(f"metrics: {res['metrics']}\ncheckpoint: {res['checkpoint']}")
 
 def _cmd_train(args) -> int:
-    from damcha.train import TrainConfig, train, resolve_device
+    from damcha.train import TrainConfig, train
+    from damcha.loop import resolve_device
     names = {f.name: _train_flag(f.name) for f in dataclasses.fields(TrainConfig)}
     names.update(data_dir="--data", n_rows="--mask-rows", vocab_size="--bpe-vocab")      # chapter 08's names
     kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)}
@@ -557,7 +558,7 @@ def _evaluate_parser(sub) -> argparse.ArgumentParser:
 
 def _check_evaluate_args(args) -> Path:
     "Every option checked before any file is read: the --out file, or a ValueError naming the option."
-    from damcha.train import resolve_device
+    from damcha.loop import resolve_device
     if args.k < 1:
         raise ValueError(f"--k must be >= 1, got {args.k}")
     if args.n_images is not None and args.n_images < 2:
@@ -668,7 +669,8 @@ def _run_config(ck: dict):
     return cfg
 
 def _cmd_evaluate(args) -> int:
-    from damcha.train import find_checkpoint, build_model, resolve_device
+    from damcha.runs import find_checkpoint
+    from damcha.loop import build_model, resolve_device
     from damcha.data import make_task
     out = _check_evaluate_args(args)
     run = Path(args.run_dir)

@@ -270,7 +270,8 @@ def _summary(res: dict, cfg) -> None:
 
 # %% ../nbs/15_cli.ipynb #96faea6e
 def _cmd_train(args) -> int:
-    from damcha.train import TrainConfig, train, resolve_device
+    from damcha.train import TrainConfig, train
+    from damcha.loop import resolve_device
     names = {f.name: _train_flag(f.name) for f in dataclasses.fields(TrainConfig)}
     names.update(data_dir="--data", n_rows="--mask-rows", vocab_size="--bpe-vocab")      # chapter 08's names
     kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)}
@@ -422,7 +423,7 @@ def _evaluate_parser(sub) -> argparse.ArgumentParser:
 # %% ../nbs/15_cli.ipynb #8e2b07c4
 def _check_evaluate_args(args) -> Path:
     "Every option checked before any file is read: the --out file, or a ValueError naming the option."
-    from damcha.train import resolve_device
+    from damcha.loop import resolve_device
     if args.k < 1:
         raise ValueError(f"--k must be >= 1, got {args.k}")
     if args.n_images is not None and args.n_images < 2:
@@ -537,7 +538,8 @@ def _evaluate_task(model, # the run's model, on its device
 
 # %% ../nbs/15_cli.ipynb #a6190259
 def _cmd_evaluate(args) -> int:
-    from damcha.train import find_checkpoint, build_model, resolve_device
+    from damcha.runs import find_checkpoint
+    from damcha.loop import build_model, resolve_device
     from damcha.tasks import make_task
     out = _check_evaluate_args(args)
     run = Path(args.run_dir)

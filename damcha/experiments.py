@@ -13,8 +13,10 @@ import torch.nn as nn
 from .generator import MetricGenerator
 from .ablations import block_scales
 from .matroid import MahalanobisAttention
-from .train import TrainConfig, train, build_model, evaluate_split, load_checkpoint, read_metrics
-from .train import default_warmup, stability_summary, atomic_save, CKPT_FORMAT, eval_batches
+from .train import TrainConfig, train
+from .loop import build_model, evaluate_split, resolve_device, default_warmup, eval_batches
+from .loop import model_params, stability_summary
+from .runs import load_checkpoint, read_metrics, atomic_save, CKPT_FORMAT
 from .summary import summarize as _summarize, write_tables as _write_tables, table_markdown as _table_markdown
 from .summary import save_figures as _save_figures
 try:
@@ -397,7 +399,8 @@ def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, recs: list[d
 
 def _train_one(spec: RunSpec, run_dir: Path, log) -> tuple[str | None, dict | None]:
     "Train (or resume) one run; with `spec.select`, keep the best-validation model and score it on both whole splits."
-    from damcha.train import NonFiniteLossError, CheckpointError
+    from damcha.train import NonFiniteLossError
+    from damcha.runs import CheckpointError
     bar = dict(progress=sys.stderr.isatty())                                      # a bar in a terminal, not in logs
     cfg = TrainConfig(**{**spec.settings, **bar}, seed=spec.seed, out=str(run_dir))
     resume = (run_dir / "ckpt.pt").exists()

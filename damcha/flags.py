@@ -55,7 +55,7 @@ def parse_widths(text: str) -> tuple[int, ...]:
 
 def parse_seeds(text: str) -> tuple[int, ...]:
     "Distinct seeds such as `0,1,2`, each in the training loop's range."
-    from damcha.train import MAX_SEED
+    from damcha.loop import MAX_SEED
     s = parse_ints(text, "0,1,2")
     if any(not 0 <= v <= MAX_SEED for v in s) or len(set(s)) != len(s):
         raise argparse.ArgumentTypeError(f"seeds must be distinct integers in [0, {MAX_SEED}], got {text!r}")
@@ -100,7 +100,7 @@ def spell_flags(message: str, names: dict[str, str]) -> str:
 # %% ../nbs/14a_flags.ipynb #a2eeddf3
 def check_out(path: str | Path, flag: str = "--out") -> None:
     "A ValueError naming `flag` unless `path` is, or can become, a directory this process writes to; leaves no trace."
-    from damcha.train import make_dirs
+    from damcha.runs import make_dirs
     if not str(path).strip():
         raise ValueError(f"{flag} must name a directory, got {str(path)!r}")
     p = Path(path)

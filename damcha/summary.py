@@ -6,7 +6,7 @@
 from __future__ import annotations
 import csv, functools, json, math, statistics
 from pathlib import Path
-from .train import TrainConfig, build_model, model_params
+from .loop import TrainConfig, build_model, model_params
 
 # %% auto #0
 __all__ = ['TABLE_COLUMNS', 'headline_metric', 'mean_std', 'summarize', 'fmt_mean_std', 'fmt_count', 'table_markdown',

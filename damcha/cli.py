@@ -273,7 +273,7 @@ def _cmd_train(args) -> int:
     from damcha.train import TrainConfig, train
     from damcha.loop import resolve_device
     names = {f.name: _train_flag(f.name) for f in dataclasses.fields(TrainConfig)}
-    names.update(data_dir="--data", n_rows="--mask-rows", vocab_size="--bpe-vocab")      # chapter 08's names
+    names.update(data_dir="--data", n_rows="--mask-rows", vocab_size="--bpe-vocab")      # chapters 08a-08d's names
     kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)}
     kw["attn_kwargs"], kw["generator_kwargs"] = dict(args.attn_kwargs), dict(args.generator_kwargs)
     if kw["out"] is None:

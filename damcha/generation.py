@@ -442,7 +442,7 @@ def _score_images(self, model, data, device, mask_rows: int, seed: int) -> dict:
 
 ScoreHook._text, ScoreHook._images = _score_text, _score_images
 
-def score_hook(task_name: str, # a task of chapter 08
+def score_hook(task_name: str, # a task of chapter 08e
                objective: str = "classify", # image tasks: 'classify' or 'reconstruct'
                **options, # ScoreHook's options
               ) -> ScoreHook | None:

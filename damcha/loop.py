@@ -42,7 +42,7 @@ def tiny_train(model: nn.Module, batch, steps: int, lr: float = 3e-3) -> list[fl
     return losses
 
 # %% ../nbs/09_loop.ipynb #6870194d
-TASKS = DATA_TASKS # every task of chapter 08: text, images, recall and source-conditioned text
+TASKS = DATA_TASKS # every task of chapters 08a to 08d: text, images, recall and source-conditioned text
 _POSITIVE_INTS = ("d_model", "n_heads", "n_layers", "d_ff", "seq_len", "steps", "batch_size", "accum", "eval_every",
                   "eval_batches", "log_every", "bpe_vocab")
 
@@ -106,7 +106,7 @@ def _check_config(cfg: TrainConfig):
 @dataclass
 class TrainConfig:
     "Every setting of a training run; checked on construction."
-    task: str = "recall" # one of TASKS (chapter 08)
+    task: str = "recall" # one of TASKS (chapter 08e)
     objective: str = "classify" # image tasks: classify | reconstruct
     data: str | None = None # text file (text), split directory (ptb-char), torchvision root (cifar10)
     attention: str = "damcha" # a name in damcha.models.ATTENTIONS

@@ -64,7 +64,7 @@ def _recall_task(seed: int = 0, options: dict | None = None, **_) -> Task:
               f"keys 0..{r.n_keys - 1}, values {r.n_keys}..{r.sep - 1}, SEP {r.sep}")
     info = dict(source="synthetic associative recall (no file)", layout=layout,
                 seeds=dict(train=3 * seed, val=3 * seed + 1, test=3 * seed + 2),
-                metric="accuracy on the answer positions (targets != -100)")
+                score="accuracy on the answer positions (targets != -100)")
     return Task("recall", "lm", ds["train"], ds["val"], ds["test"], vocab_size=r.vocab_size, seq_len=r.seq_len,
                 info=info)
 

@@ -362,7 +362,7 @@ LOWDATA_COMPARISONS = tuple((f"{a} @{fr:g}", f"{b} @{fr:g}") for fr in FRACTIONS
                                          ("damcha rowsum", "mha"), ("matroidal m=2d", "dense-mahalanobis")))
 
 def _per_seed(results: list[dict], exp: str, conf: str, split: str = "val") -> dict[int, float]:
-    "seed -> the best-validation model's headline metric on `split`, for the finished runs of one row."
+    "seed -> the best-validation model's headline score on `split`, for the finished runs of one row."
     key = headline_metric(exp)[0]
     return {r["seed"]: r["best"][f"{split}_{key}"] for r in results
             if r["experiment"] == exp and r["config"] == conf and not r["failure"] and r.get("best")}

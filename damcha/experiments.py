@@ -380,7 +380,7 @@ def _hooks(spec: RunSpec, run_dir: Path) -> _Hooks | None:
 
 # %% ../nbs/11_experiments.ipynb #6ebcb3f6
 def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, recs: list[dict], run_dir: Path) -> dict | None:
-    "The best-validation model's step and its metrics on the whole validation and test splits."
+    "The best-validation model's step and its scores on the whole validation and test splits."
     path = run_dir / "best.pt"
     if not path.exists():
         return None

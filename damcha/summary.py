@@ -14,7 +14,7 @@ __all__ = ['TABLE_COLUMNS', 'headline_metric', 'mean_std', 'summarize', 'fmt_mea
 
 # %% ../nbs/10b_summary.ipynb #d778f3f2
 def headline_metric(experiment: str) -> tuple[str, str]:
-    "(metric key, label) of an experiment's headline number."
+    "(score key, label) of an experiment's headline number."
     if experiment.startswith(("ptb-char", "text", "shakespeare")):
         return "bpc", "bits/char"
     if experiment.endswith("classify") or experiment == "recall":
@@ -49,7 +49,7 @@ def _metric_params(r: dict) -> tuple[int | None, int | None]:
 
 # %% ../nbs/10b_summary.ipynb #ab49af38
 def _chosen(r: dict, split: str, key: str) -> float | None:
-    "A run's reported metric: its best-validation model's on the whole split when selected, else the last evaluation's."
+    "A run's reported score: its best-validation model's on the whole split when selected, else the last evaluation's."
     if r.get("best"):
         return r["best"].get(f"{split}_{key}")
     rec = r["final"] if split == "val" else r["test"]
@@ -200,7 +200,7 @@ def plot_curves(results: list[dict], experiment: str, configs=None, ax=None):
 
 # %% ../nbs/10b_summary.ipynb #55b49384
 def plot_metric_vs_params(rows: list[dict], experiment: str, ax=None):
-    "Headline validation metric (mean ± std) against the identifiable metric parameters."
+    "Headline validation score (mean ± std) against the identifiable metric parameters."
     import matplotlib.pyplot as plt
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.2))
@@ -217,7 +217,7 @@ def plot_metric_vs_params(rows: list[dict], experiment: str, ax=None):
     return ax
 
 def plot_lowdata(rows: list[dict], full_experiment: str, low_experiment: str, ax=None):
-    "Headline validation metric against the share of training data, one line per configuration."
+    "Headline validation score against the share of training data, one line per configuration."
     import matplotlib.pyplot as plt
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.2))

@@ -8,7 +8,7 @@ import collections, json, math, statistics
 from pathlib import Path
 from typing import Sequence
 from torch.utils.data import Subset
-from .summary import curve_styles, headline_metric, mean_std, fmt_mean_std, fmt_count
+from .summary import curve_styles, headline_score, mean_std, fmt_mean_std, fmt_count
 from .experiments import RunSpec, DIGITS, attention_configs
 from .experiments import PRESETS, register_preset, ptb_or_error
 from .models import matched_qk_dim
@@ -363,7 +363,7 @@ LOWDATA_COMPARISONS = tuple((f"{a} @{fr:g}", f"{b} @{fr:g}") for fr in FRACTIONS
 
 def _per_seed(results: list[dict], exp: str, conf: str, split: str = "val") -> dict[int, float]:
     "seed -> the best-validation model's headline score on `split`, for the finished runs of one row."
-    key = headline_metric(exp)[0]
+    key = headline_score(exp)[0]
     return {r["seed"]: r["best"][f"{split}_{key}"] for r in results
             if r["experiment"] == exp and r["config"] == conf and not r["failure"] and r.get("best")}
 
@@ -418,7 +418,7 @@ def _row_lines(results: list[dict]) -> list[str]:
                   "| experiment | config | seeds | val | val 95 % | test | per-seed val | grad-norm CV | max logit |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for (exp, conf), rs in groups.items():
-            key = headline_metric(exp)[0]
+            key = headline_score(exp)[0]
             ok = sorted((r for r in rs if not r["failure"]), key=lambda r: r["seed"])
             v = [r["best"][f"val_{key}"] for r in ok]
             t = [r["best"].get(f"test_{key}") for r in ok if r["best"].get(f"test_{key}") is not None]

@@ -552,4 +552,5 @@ from .contract import old_names
 _MOVED = {name: "damcha.summary." + name for name in (
     "headline_metric", "mean_std", "summarize", "fmt_mean_std", "fmt_count", "TABLE_COLUMNS", "table_markdown",
     "write_tables", "curve_styles", "plot_curves", "plot_metric_vs_params", "plot_lowdata")}
+_MOVED["headline_metric"] = "damcha.summary.headline_score"                  # renamed too
 __getattr__ = old_names("damcha.experiments", _MOVED)

@@ -9,11 +9,11 @@ from pathlib import Path
 from .loop import TrainConfig, build_model, model_params
 
 # %% auto #0
-__all__ = ['TABLE_COLUMNS', 'headline_metric', 'mean_std', 'summarize', 'fmt_mean_std', 'fmt_count', 'table_markdown',
+__all__ = ['TABLE_COLUMNS', 'headline_score', 'mean_std', 'summarize', 'fmt_mean_std', 'fmt_count', 'table_markdown',
            'write_tables', 'curve_styles', 'plot_curves', 'plot_metric_vs_params', 'plot_lowdata', 'save_figures']
 
 # %% ../nbs/10b_summary.ipynb #d778f3f2
-def headline_metric(experiment: str) -> tuple[str, str]:
+def headline_score(experiment: str) -> tuple[str, str]:
     "(score key, label) of an experiment's headline number."
     if experiment.startswith(("ptb-char", "text", "shakespeare")):
         return "bpc", "bits/char"
@@ -57,7 +57,7 @@ def _chosen(r: dict, split: str, key: str) -> float | None:
 
 def _group_row(exp: str, conf: str, rs: list[dict]) -> dict:
     "The summary row of one (experiment, configuration): means and standard deviations over its seeds."
-    key, label = headline_metric(exp)
+    key, label = headline_score(exp)
     ok = [r for r in rs if r["failure"] is None]
     val = mean_std([_chosen(r, "val", key) for r in ok])
     test = mean_std([_chosen(r, "test", key) for r in ok])
@@ -95,7 +95,7 @@ def summarize(results: list[dict]) -> list[dict]:
         groups.setdefault((r["experiment"], r["config"]), []).append(r)
     rows = []
     for (exp, conf), rs in groups.items():
-        key = headline_metric(exp)[0]
+        key = headline_score(exp)[0]
         ok = [r for r in rs if r["failure"] is None]
         row = _group_row(exp, conf, rs)
         rows.append(row)
@@ -256,3 +256,7 @@ def save_figures(results: list[dict], rows: list[dict], out: Path) -> None:
         plot_lowdata(rows, "ptb-char", "ptb-char low-data", ax=fig.subplots())
         fig.tight_layout()
         fig.savefig(out / "lowdata.png", dpi=110)
+
+# %% ../nbs/10b_summary.ipynb #4d57a1f4
+from .contract import old_names
+__getattr__ = old_names("damcha.summary", {"headline_metric": "headline_score"})

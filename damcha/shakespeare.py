@@ -15,8 +15,9 @@ from .tasks import make_task, last10_loss
 # %% auto #0
 __all__ = ['RECIPE', 'SWEEP', 'LONG', 'RATES', 'STRESS', 'EXIT_NATS', 'NANOGPT', 'CONFIGS', 'FAMILY', 'NANOGPT_HERE',
            'NANOGPT_VARIANTS', 'SHAKESPEARE_PRESET', 'shakespeare_configs', 'default_shakespeare_dir', 'unigram_loss',
-           'shakespeare_runs', 'mann_whitney', 'welch_interval', 'run_numbers', 'exit_steps', 'chosen_rates',
-           'shakespeare_references', 'status_lines', 'shakespeare_report', 'plot_shakespeare_curves']
+           'stress_failed', 'stress_ladders', 'shakespeare_runs', 'mann_whitney', 'welch_interval', 'run_numbers',
+           'exit_steps', 'chosen_rates', 'shakespeare_references', 'status_lines', 'shakespeare_report',
+           'plot_shakespeare_curves']
 
 # %% ../nbs/11b_shakespeare.ipynb #62c6fb3b
 RECIPE = dict(task="shakespeare-char", seq_len=64, batch_size=12, d_model=128, n_heads=4, n_layers=4, d_ff=512,
@@ -59,11 +60,22 @@ def unigram_loss(data: str, seq_len: int = 64) -> float:
     task = make_task("shakespeare-char", data=data, seq_len=seq_len)
     return ngram_references(task, (1,), ("val",))["val"][1] * math.log(2)
 
+def stress_failed(row: dict, unigram: float) -> bool:
+    "Whether a finished stress run failed: non-finite, or its best validation loss above `unigram` (nats)."
+    return bool(row["failure"]) or not row["best"] or row["best"]["val_loss"] > unigram
+
+def stress_ladders(results: list[dict], unigram: float) -> dict[str, list[tuple[int, bool]]]:
+    "config -> its stress rungs run so far, `(multiple, failed)` in rising order."
+    out = {}
+    for r in results:
+        if r["experiment"] == "shakespeare-char stress":
+            conf, _, mult = r["config"].rpartition(" x")
+            out.setdefault(conf, []).append((int(mult), stress_failed(r, unigram)))
+    return {c: sorted(v) for c, v in out.items()}
+
 def _stress_failed(row: dict | None, data: str, seq_len: int) -> bool | None:
-    "Whether a stress run failed (non-finite, or best validation above the unigram's); None while it has not run."
-    if row is None:
-        return None
-    return bool(row["failure"]) or not row["best"] or row["best"]["val_loss"] > unigram_loss(data, seq_len)
+    "`stress_failed` against the unigram of `data`; None while the run has not finished."
+    return None if row is None else stress_failed(row, unigram_loss(data, seq_len))
 
 def shakespeare_runs(data: str | Path, # input.txt or its folder
                      done: dict[str, dict] | None = None, # run_id -> result of the runs finished so far

@@ -16,7 +16,7 @@ from .tasks import make_task, last10_loss
 __all__ = ['RECIPE', 'SWEEP', 'LONG', 'RATES', 'STRESS', 'EXIT_NATS', 'NANOGPT', 'CONFIGS', 'FAMILY', 'NANOGPT_HERE',
            'NANOGPT_VARIANTS', 'SHAKESPEARE_PRESET', 'shakespeare_configs', 'default_shakespeare_dir', 'unigram_loss',
            'stress_failed', 'stress_ladders', 'shakespeare_runs', 'mann_whitney', 'welch_interval', 'run_numbers',
-           'exit_steps', 'chosen_rates', 'shakespeare_references', 'status_lines', 'shakespeare_report',
+           'exit_steps', 'chosen_rates', 'shakespeare_references', 'status_lines', 'family_tests', 'shakespeare_report',
            'plot_shakespeare_curves']
 
 # %% ../nbs/11b_shakespeare.ipynb #62c6fb3b
@@ -224,16 +224,22 @@ def status_lines(results: list[dict], data) -> list[str]:
     return lines
 
 # %% ../nbs/11b_shakespeare.ipynb #4076cfec
-def _family_lines(rows: dict[str, list[float]]) -> list[str]:
-    "The pre-named differences, test bits per character: Welch, Holm over the pairs tested, Mann-Whitney, intervals."
-    tests = []
+def family_tests(rows: dict[str, list[float]]) -> dict[tuple[str, str], dict]:
+    """The pre-named differences a - b (`FAMILY`) that have two values on both sides: Welch's test (`diff`, `p`, `df`),
+    its 95 % interval (`ci`), Holm's `p_holm` over the pairs tested, the exact Mann-Whitney test (`mw`), the sizes `n`."""
+    tests = {}
     for a, b in FAMILY:
         xa, xb = rows.get(a, []), rows.get(b, [])
         if len(xa) >= 2 and len(xb) >= 2:
-            w, mw = welch(xa, xb), mann_whitney(xa, xb)
-            tests.append(dict(a=a, b=b, n=(len(xa), len(xb)), ci=welch_interval(xa, xb), mw=mw, **w))
-    for t, p in zip(tests, holm([t["p"] for t in tests])):
+            tests[a, b] = dict(a=a, b=b, n=(len(xa), len(xb)), ci=welch_interval(xa, xb), mw=mann_whitney(xa, xb),
+                               **welch(xa, xb))
+    for t, p in zip(tests.values(), holm([t["p"] for t in tests.values()])):
         t["p_holm"] = p
+    return tests
+
+def _family_lines(rows: dict[str, list[float]]) -> list[str]:
+    "The pre-named differences, test bits per character: Welch, Holm over the pairs tested, Mann-Whitney, intervals."
+    tests = list(family_tests(rows).values())
     if not tests:
         return ["No pair of the family has two finished seeds on both sides yet."]
     out = ["| a - b | seeds | mean a - b | 95 % interval | Welch p | Holm p | Mann-Whitney p (smallest possible) |",
@@ -347,7 +353,10 @@ def shakespeare_report(results: list[dict], out: str | Path, data=None, log=prin
         lines += [f"The sweep's choice for mha checked at the recipe (outside the family, uncorrected): lr="
                   f"{chosen['mha']:g} minus the published {RECIPE['lr']:g}, test bpc {w['diff']:+.4f} "
                   f"({lo:+.4f} .. {hi:+.4f}; Welch p {w['p']:.2g}; seeds {len(tests['mha'])}, {len(published)}).", ""]
-    lines += ["## Long rows (10,000 steps)", "", *_long_lines(results, refs), ""]
+    long = _rows_of(results, "shakespeare-char long")
+    long_table, long_tests = _table(long, [c for c in order if c in long])
+    lines += ["## Long rows (10,000 steps)", "", *long_table, "", "Per seed:", "", *_long_lines(results, refs), "",
+              "The pre-named comparisons at 10,000 steps (test bits per character):", "", *_family_lines(long_tests), ""]
     lines += ["## Stress: the chosen rate times 2, 4, ... with bf16 autocast", "",
               *_stress_lines(results, data, RECIPE["seq_len"]), ""]
     lines += ["## Count n-gram references (interpolated Kneser-Ney, bits per character)", "",

@@ -225,8 +225,8 @@ def status_lines(results: list[dict], data) -> list[str]:
 
 # %% ../nbs/11b_shakespeare.ipynb #4076cfec
 def family_tests(rows: dict[str, list[float]]) -> dict[tuple[str, str], dict]:
-    """The pre-named differences a - b (`FAMILY`) that have two values on both sides: Welch's test (`diff`, `p`, `df`),
-    its 95 % interval (`ci`), Holm's `p_holm` over the pairs tested, the exact Mann-Whitney test (`mw`), the sizes `n`."""
+    """The pre-named differences a - b (`FAMILY`) with two values on both sides: Welch's test (`diff`, `p`, `df`),
+    its 95 % interval (`ci`), Holm's `p_holm` over the pairs tested, the exact Mann-Whitney test (`mw`), sizes `n`."""
     tests = {}
     for a, b in FAMILY:
         xa, xb = rows.get(a, []), rows.get(b, [])
@@ -356,7 +356,8 @@ def shakespeare_report(results: list[dict], out: str | Path, data=None, log=prin
     long = _rows_of(results, "shakespeare-char long")
     long_table, long_tests = _table(long, [c for c in order if c in long])
     lines += ["## Long rows (10,000 steps)", "", *long_table, "", "Per seed:", "", *_long_lines(results, refs), "",
-              "The pre-named comparisons at 10,000 steps (test bits per character):", "", *_family_lines(long_tests), ""]
+              "The pre-named comparisons at 10,000 steps (test bits per character):", "",
+              *_family_lines(long_tests), ""]
     lines += ["## Stress: the chosen rate times 2, 4, ... with bf16 autocast", "",
               *_stress_lines(results, data, RECIPE["seq_len"]), ""]
     lines += ["## Count n-gram references (interpolated Kneser-Ney, bits per character)", "",

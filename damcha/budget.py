@@ -13,14 +13,14 @@ from .experiments import RunSpec, DIGITS, attention_configs
 from .experiments import PRESETS, register_preset, ptb_or_error
 from .models import matched_qk_dim
 from .tasks import make_task
+from .stats import beta_inc, t_two_sided, t_quantile, interval95, welch, holm
 
 # %% auto #0
 __all__ = ['RATES', 'TAUS', 'CHARS', 'DIGITS_LONG', 'DIGITS_SHORT', 'HEADLINE', 'CONTROLS', 'WIDTHS', 'WIDTH_CONFIGS',
            'FRACTIONS', 'LOWDATA_EVAL', 'LOWDATA_CONFIGS', 'COMPARISONS', 'LOWDATA_COMPARISONS', 'ngram_bpc',
-           'ngram_references', 'cached_references', 'lowdata_references', 'beta_inc', 't_two_sided', 't_quantile',
-           'interval95', 'welch', 'holm', 'budget_configs', 'grown_grid', 'selection_score', 'argmin_known', 'tuned',
-           'budget_runs', 'welch_table', 'selections', 'plot_rates', 'draw_ngram_levels', 'plot_against_ngrams',
-           'plot_lowdata_ngrams', 'budget_report']
+           'ngram_references', 'cached_references', 'lowdata_references', 'budget_configs', 'grown_grid',
+           'selection_score', 'argmin_known', 'tuned', 'budget_runs', 'welch_table', 'selections', 'plot_rates',
+           'draw_ngram_levels', 'plot_against_ngrams', 'plot_lowdata_ngrams', 'budget_report']
 
 # %% ../nbs/11a_budget.ipynb #da2a4722
 def _kn_tables(train: str | Sequence[str], order: int) -> list[dict]:
@@ -139,81 +139,6 @@ def lowdata_references(ptb_dir: str | Path, # the PTB character files
             path.write_text(json.dumps(kept, indent=1))
     return {fr: {int(s): {sp: {int(n): v for n, v in r.items()} for sp, r in by.items()} for s, by in per.items()}
             for fr, per in kept.items() if fr in {f"{f:g}" for f in fractions}}
-
-# %% ../nbs/11a_budget.ipynb #2bb76698
-def _beta_cf(a: float, b: float, x: float, eps: float = 1e-15, max_terms: int = 1000) -> float:
-    "The continued fraction 1 + d1 / (1 + d2 / (1 + ...)) of the incomplete beta function (DLMF 8.17.22), by Lentz."
-    tiny = 1e-300
-    f, c, d = 1.0, 1.0, 0.0
-    for j in range(1, max_terms):
-        m = j // 2
-        if j % 2:
-            dj = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
-        else:
-            dj = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-        d = 1.0 + dj * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + dj / c
-        c = c if abs(c) > tiny else tiny
-        f *= c * d
-        if abs(c * d - 1.0) < eps:
-            break
-    return f
-
-def beta_inc(a: float, b: float, x: float) -> float:
-    "The regularised incomplete beta function I_x(a, b), a, b > 0, 0 <= x <= 1."
-    if not (a > 0 and b > 0 and 0 <= x <= 1):
-        raise ValueError(f"beta_inc needs a, b > 0 and 0 <= x <= 1, got a={a}, b={b}, x={x}")
-    if x in (0, 1):
-        return float(x)
-    if x > (a + 1) / (a + b + 2):                                               # the fraction converges fast below
-        return 1.0 - beta_inc(b, a, 1.0 - x)
-    log_front = a * math.log(x) + b * math.log1p(-x) + math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-    return math.exp(log_front) / a / _beta_cf(a, b, x)
-
-# %% ../nbs/11a_budget.ipynb #de24d8d0
-def t_two_sided(t: float, df: float) -> float:
-    "P(|T| >= |t|) for Student's t with `df` degrees of freedom."
-    return beta_inc(df / 2, 0.5, df / (df + t * t))
-
-def t_quantile(q: float, df: float) -> float:
-    "The `q` quantile of Student's t (0.5 < q < 1), by bisection on the two-sided tail."
-    lo, hi = 0.0, 1e6
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if t_two_sided(mid, df) > 2 * (1 - q) else (lo, mid)
-    return (lo + hi) / 2
-
-def interval95(xs: Sequence[float]) -> tuple[float, float]:
-    "The 95 % t interval of the mean of `xs` (nan when fewer than two values)."
-    n = len(xs)
-    if n < 2:
-        return float("nan"), float("nan")
-    m, h = statistics.fmean(xs), t_quantile(0.975, n - 1) * statistics.stdev(xs) / math.sqrt(n)
-    return m - h, m + h
-
-# %% ../nbs/11a_budget.ipynb #bb778d46
-def welch(a: Sequence[float], b: Sequence[float]) -> dict:
-    "Welch's t test of mean(a) = mean(b): the difference, t, the Welch-Satterthwaite degrees of freedom, two-sided p."
-    if len(a) < 2 or len(b) < 2:
-        raise ValueError(f"welch needs at least two values per group, got {len(a)} and {len(b)}")
-    va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
-    diff = statistics.fmean(a) - statistics.fmean(b)
-    if va + vb == 0:
-        return dict(diff=diff, t=math.copysign(math.inf, diff) if diff else 0.0, df=float("nan"),
-                    p=0.0 if diff else 1.0)
-    t = diff / math.sqrt(va + vb)
-    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
-    return dict(diff=diff, t=t, df=df, p=t_two_sided(t, df))
-
-def holm(pvalues: Sequence[float]) -> list[float]:
-    "Holm's step-down adjusted p-values, in the order given: the family-wise error stays below the level used."
-    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
-    out, running = [0.0] * len(pvalues), 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(pvalues) - rank) * pvalues[i]))
-        out[i] = running
-    return out
 
 # %% ../nbs/11a_budget.ipynb #c69ea5f7
 RATES = (1e-3, 2e-3, 4e-3, 8e-3) # peak learning rates tried per configuration

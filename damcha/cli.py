@@ -23,7 +23,8 @@ _TASK_HELP = {"recall": "synthetic associative recall, no files",
               "seq2seq": "source-conditioned text: synthetic concept sets to sentences, or a folder",
               "commongen": "CommonGen concept sets to sentences",
               "wmt14": "WMT14 English to German",
-              "shakespeare-char": "Tiny Shakespeare cut as nanoGPT cuts it, the last 10 % halved into val / test"}
+              "shakespeare-char": "Tiny Shakespeare cut as nanoGPT cuts it, the last 10 % halved into val / test",
+              "shakespeare-held": "Tiny Shakespeare: choices on the 5 % before nanoGPT's cut, scores on the 10 % after"}
 _DATA_HELP = {"recall": "no data",
               "ptb-char": "the folder of ptb.char.*.txt",
               "text": "the UTF-8 file",
@@ -35,7 +36,7 @@ _DATA_HELP = {"recall": "no data",
                          "JSON lines",
               "commongen": "the folder of CommonGen JSON lines (train, dev or validation, test)",
               "wmt14": "the folder of train.en / train.de, valid.* (or dev.*) and test.*",
-              "shakespeare-char": "input.txt or its folder"}
+              "shakespeare-char": "input.txt or its folder", "shakespeare-held": "input.txt or its folder"}
 
 def _task_help() -> tuple[str, str]:
     "Help of --task and --data: every task of damcha.tasks.TASKS, with what its data is."
@@ -319,14 +320,15 @@ def _compare_parser(sub) -> argparse.ArgumentParser:
                        description="Run the comparisons of the experiments chapter; results go to OUT "
                                    "(results.jsonl, summary.md, summary.csv, figures). Rerunning the same command "
                                    "skips finished runs and resumes an interrupted one.")
-    import damcha.budget, damcha.shakespeare                                   # chapters 11a, 11b: their presets
+    import damcha.budget, damcha.shakespeare, damcha.decide                    # chapters 11a, 11b, 11d: presets
     p.add_argument("--preset", choices=tuple(k for k in damcha.experiments.PRESETS if k != "tiny"), default="quick",
                    help="quick: minutes on a CPU, no files; first: the matroidal proposal's first comparison; "
                         "headlocal: DAMCHA's full vs head-local context; budget: rates chosen per model, 2M "
                         "characters per run, matched controls (hours; start the command twice to use two "
                         "processes); reference: the reference implementation's other workflows, "
                         "source-conditioned generation and masked reconstruction, with their scores; shakespeare: "
-                        "nanoGPT's character recipe on Tiny Shakespeare, chapter 11b (--ptb: its folder). first "
+                        "nanoGPT's character recipe on Tiny Shakespeare, chapter 11b (--ptb: its folder); decide: the "
+                        "deciding Tiny Shakespeare protocol, chapter 11d (about 33 core-hours). first "
                         "and budget need --ptb; headlocal reads it when given")
     p.add_argument("--out", default=None, help="output directory (default: runs/compare-PRESET)")
     p.add_argument("--dry-run", action="store_true", help="list the runs, marking those already done, and stop")

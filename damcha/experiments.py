@@ -64,7 +64,7 @@ class RunSpec:
     config: str # a label of attention_configs
     seed: int
     settings: dict # TrainConfig fields (without seed and out)
-    post: tuple = () # 'prune', 'block-scales', 'attention' (attention_peaks of the last model)
+    post: tuple = () # 'prune', 'block-scales', 'attention' (attention_peaks of the last model), 'final' (its scores)
     select: bool = False # keep the best model on the whole validation split; score it on the whole test split
     scores: bool = False # record the task's generation or reconstruction scores (chapter 10a's score_hook)
 
@@ -255,6 +255,8 @@ def post_evaluations(spec: RunSpec, out: Path, device="cpu") -> dict:
     res = {}
     if "attention" in spec.post:
         res["attention"] = attention_peaks(model, task, cfg, device)
+    if "final" in spec.post:                                           # the last model on both whole splits
+        res["final"] = _split_metrics(model, task, replace(cfg, eval_batches=FULL_SPLIT), device)
     if "prune" in spec.post:
         base = _split_metrics(model, task, cfg, device)
         rows = []

@@ -16,7 +16,7 @@ from .generator import MetricGenerator, param_groups, clip_grad_norm_, metric_pa
 from .matroid import MatroidalMetric, DenseMetric
 from .contract import recording_logits, masked_weights
 from .models import ATTENTIONS, Decoder, VisionTransformer, param_counts
-from .tasks import Task, TASKS as DATA_TASKS
+from .tasks import Task, TASKS as DATA_TASKS, CHAR_TASKS
 from .images import PatchReconstructor, row_mask, masked_patch_mse, patchify
 
 # %% auto #0
@@ -387,7 +387,7 @@ def evaluate_split(model: nn.Module, dataset, task: Task, cfg: TrainConfig, devi
     out = dict(loss=tot / max(n, 1))
     if correct is not None:
         out["acc"] = correct / max(n, 1)
-    if cfg.task in ("ptb-char", "text", "enwik8", "text8", "shakespeare-char"):   # bits per character (enwik8: byte)
+    if cfg.task in CHAR_TASKS:   # bits per character (enwik8: byte)
         out["bpc"] = out["loss"] / math.log(2)
     return out
 

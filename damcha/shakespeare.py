@@ -9,7 +9,8 @@ from pathlib import Path
 from .experiments import RunSpec, register_preset, PRESETS
 from .summary import mean_std, fmt_mean_std, fmt_count
 from .budget import grown_grid, selection_score, argmin_known, ngram_references
-from .budget import welch, holm, interval95, selections, plot_rates, draw_ngram_levels
+from .budget import selections, plot_rates, draw_ngram_levels
+from .stats import welch, holm, interval95
 from .tasks import make_task, last10_loss
 
 # %% auto #0

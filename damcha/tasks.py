@@ -136,37 +136,45 @@ def _hutter_task(name: str, data=None, seq_len: int = 64, download: bool = False
                 vocab=vocab.to_dict(), info=info)
 
 # %% ../nbs/08e_tasks.ipynb #b5bed458
-CHAR_TASKS = ("ptb-char", "text", "enwik8", "text8", "shakespeare-char")
+CHAR_TASKS = ("ptb-char", "text", "enwik8", "text8", "shakespeare-char", "shakespeare-held")
 
-def _shakespeare_task(data=None, seq_len: int = 64, **_) -> Task:
+def _shakespeare_task(data=None, seq_len: int = 64, held: bool = False, **_) -> Task:
+    name = "shakespeare-held" if held else "shakespeare-char"
     if data is None:
-        raise ValueError("task 'shakespeare-char' needs data=<input.txt or a folder holding it>")
+        raise ValueError(f"task {name!r} needs data=<input.txt or a folder holding it>")
     path = Path(data).expanduser()
     path = path / SHAKESPEARE["file"] if path.is_dir() else path
     if not path.is_file():
-        raise DataNotFoundError(f"task 'shakespeare-char': no such file {str(path)!r} (data= must be Tiny "
+        raise DataNotFoundError(f"task {name!r}: no such file {str(path)!r} (data= must be Tiny "
                                 "Shakespeare's input.txt or a folder holding it)")
     text = path.read_text(encoding="utf-8")
     vocab = CharVocab.build(text)                                         # the whole text's characters, no UNK
     a, b = shakespeare_cuts(len(text))
-    parts = dict(train=text[:a], val=text[a:b], test=text[b:])
+    if held:                                                              # choose inside nanoGPT's train part,
+        v = len(text) - b                                                 # score on its whole validation part
+        parts = dict(train=text[:a - v], val=text[a - v:a], test=text[a:])
+        protocol = (f"train = the first {a - v:,} characters (a window at every offset); val = the {v:,} before "
+                    f"nanoGPT's cut, for every choice; test = nanoGPT's whole validation part, characters "
+                    f"{a:,}..{len(text) - 1:,}, never chosen on")
+    else:
+        parts = dict(train=text[:a], val=text[a:b], test=text[b:])
+        protocol = (f"nanoGPT's cut: train = the first int(0.9 n) = {a:,} characters (a window at every offset); "
+                    f"its last 10 % halved in order: val = characters {a:,}..{b - 1:,}, "
+                    f"test = {b:,}..{len(text) - 1:,}")
     for split, t in parts.items():
         if len(t) < seq_len + 1:
-            raise ValueError(f"shakespeare-char: the {split} split has {len(t)} characters, too few for "
+            raise ValueError(f"{name}: the {split} split has {len(t)} characters, too few for "
                              f"seq_len={seq_len} (needs at least {seq_len + 1}); use a shorter seq_len or more text")
     ids = {s: vocab.encode(t) for s, t in parts.items()}
     ds = dict(train=OffsetLMDataset(ids["train"], seq_len), val=CharLMDataset(ids["val"], seq_len),
               test=CharLMDataset(ids["test"], seq_len))
     scored = {s: len(ds[s]) * seq_len for s in ("val", "test")}
     info = dict(source=str(path), characters={s: len(t) for s, t in parts.items()}, scored_characters=scored,
-                protocol=f"nanoGPT's cut: train = the first int(0.9 n) = {a:,} characters (a window at every offset); "
-                         f"its last 10 % halved in order: val = characters {a:,}..{b - 1:,}, "
-                         f"test = {b:,}..{len(text) - 1:,}"
-                         "; both scored whole in non-overlapping windows; vocabulary from the whole text",
+                protocol=protocol + "; both scored whole in non-overlapping windows; vocabulary from the whole text",
                 vocabulary="sorted unique characters of the whole text (nanoGPT's prepare.py)")
     if path.name == SHAKESPEARE["file"] and len(text) == SHAKESPEARE["characters"]:
         info["sha256_matches"] = sha256_file(path) == SHAKESPEARE["sha256"]
-    return Task("shakespeare-char", "lm", ds["train"], ds["val"], ds["test"], vocab_size=len(vocab), seq_len=seq_len,
+    return Task(name, "lm", ds["train"], ds["val"], ds["test"], vocab_size=len(vocab), seq_len=seq_len,
                 vocab=vocab.to_dict(), info=info)
 
 def last10_loss(val: dict, test: dict, task: Task) -> float:
@@ -280,6 +288,7 @@ _BUILDERS = {
     "cifar100": partial(_torchvision_task, "cifar100"), "mnist": partial(_torchvision_task, "mnist"),
     "seq2seq": partial(_seq2seq_task, "seq2seq"), "commongen": partial(_seq2seq_task, "commongen"),
     "wmt14": partial(_seq2seq_task, "wmt14"), "shakespeare-char": _shakespeare_task,
+    "shakespeare-held": partial(_shakespeare_task, held=True),
 }
 TASKS = tuple(_BUILDERS)
 IMAGE_TASKS = ("digits", "cifar10", "cifar100", "mnist")

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Start (or restart) the deciding protocol's two one-thread workers (chapter 11d).
+#
+# They run from a git worktree pinned at the protocol's commit, the commit that added nbs/11d_decide.ipynb, so later
+# edits of the library cannot change the protocol's runs. Both share results/decide/ of this checkout: finished runs
+# go to results/decide/results.jsonl (commit it), an interrupted run resumes from its checkpoint under
+# results/decide/runs/ (a link to a folder beside the checkout, not committed). Run it again after any stop.
+#
+#   tools/decide_workers.sh            # start two workers
+#   tools/decide_workers.sh status     # what runs, what is done
+#   tools/decide_workers.sh stop
+set -euo pipefail
+ROOT="$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
+PROTOCOL="$(git -C "$ROOT" log --diff-filter=A --format=%H -- nbs/11d_decide.ipynb | tail -n 1)"
+[ -n "$PROTOCOL" ] || { echo "no commit adds nbs/11d_decide.ipynb: commit the protocol first"; exit 1; }
+WT="${DECIDE_WORKTREE:-$ROOT/../damcha-decide-protocol}"
+CKPT="${DECIDE_CHECKPOINTS:-$ROOT/../damcha-decide-runs}"
+OUT="$ROOT/results/decide"
+PY="${DAMCHA_VENV:-$HOME/.cache/damcha/ci-venv}/bin/python"
+DATA="${DAMCHA_SHAKESPEARE:-$ROOT/../shared/data/tinyshakespeare}"
+pids() { pgrep -f "damcha-decide-worker" || true; }
+
+case "${1:-start}" in
+  stop) for p in $(pids); do kill "$p" 2>/dev/null || true; done; echo "stopped"; exit 0 ;;
+  status)
+    echo "protocol commit $PROTOCOL; workers: $(pids | wc -l)"
+    cd "$WT" && PYTHONPATH="$WT" "$PY" -m damcha.cli compare --preset decide --ptb "$DATA" --out "$OUT" --dry-run \
+      | tail -n 1
+    exit 0 ;;
+  start) ;;
+  *) echo "usage: $0 [start|status|stop]"; exit 2 ;;
+esac
+
+[ -z "$(pids)" ] || { echo "workers already running: $(pids | tr '\n' ' ')"; exit 0; }
+[ -f "$DATA/input.txt" ] || { echo "no Tiny Shakespeare at $DATA (set DAMCHA_SHAKESPEARE)"; exit 1; }
+git -C "$ROOT" worktree prune
+if [ ! -d "$WT" ]; then
+  git -C "$ROOT" worktree add --detach "$WT" "$PROTOCOL" > /dev/null
+fi
+[ "$(git -C "$WT" rev-parse HEAD)" = "$PROTOCOL" ] || { echo "$WT is not at the protocol commit $PROTOCOL"; exit 1; }
+[ -z "$(git -C "$WT" status --porcelain)" ] || { echo "$WT has local changes: the protocol's code must be as committed"; exit 1; }
+mkdir -p "$OUT" "$CKPT"
+[ -e "$OUT/runs" ] || ln -s "$(cd "$CKPT" && pwd)" "$OUT/runs"
+for i in 1 2; do
+  # the worker's name in its command line lets `stop` and `status` find it
+  (cd "$WT" && PYTHONPATH="$WT" OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 nohup "$PY" -c \
+     "import sys; sys.argv = ['damcha-decide-worker', *sys.argv[1:]]; from damcha.cli import main; sys.exit(main())" \
+     compare --preset decide --ptb "$DATA" --out "$OUT" --threads 1 >> "$OUT/worker$i.log" 2>&1 &)
+  sleep 5                                     # the first claims its run before the second looks
+done
+sleep 2
+echo "protocol commit $PROTOCOL (worktree $WT); workers: $(pids | tr '\n' ' ')"

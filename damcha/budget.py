@@ -13,96 +13,14 @@ from .experiments import RunSpec, DIGITS, attention_configs
 from .experiments import PRESETS, register_preset, ptb_or_error
 from .models import matched_qk_dim
 from .tasks import make_task
-from .stats import beta_inc, t_two_sided, t_quantile, interval95, welch, holm
+from .stats import beta_inc, t_two_sided, t_quantile, interval95, welch, holm, ngram_bpc, ngram_references
 
 # %% auto #0
 __all__ = ['RATES', 'TAUS', 'CHARS', 'DIGITS_LONG', 'DIGITS_SHORT', 'HEADLINE', 'CONTROLS', 'WIDTHS', 'WIDTH_CONFIGS',
-           'FRACTIONS', 'LOWDATA_EVAL', 'LOWDATA_CONFIGS', 'COMPARISONS', 'LOWDATA_COMPARISONS', 'ngram_bpc',
-           'ngram_references', 'cached_references', 'lowdata_references', 'budget_configs', 'grown_grid',
-           'selection_score', 'argmin_known', 'tuned', 'budget_runs', 'welch_table', 'selections', 'plot_rates',
-           'draw_ngram_levels', 'plot_against_ngrams', 'plot_lowdata_ngrams', 'budget_report']
-
-# %% ../nbs/11a_budget.ipynb #da2a4722
-def _kn_tables(train: str | Sequence[str], order: int) -> list[dict]:
-    """Interpolated Kneser-Ney counts per history length k < order: history -> (counts of the next symbol, their
-    total, how many distinct symbols follow). The longest histories count occurrences; shorter ones count distinct
-    left extensions (continuation counts). `train` is one text or several pieces; no n-gram spans two pieces."""
-    top, pieces = order - 1, [train] if isinstance(train, str) else list(train)
-    grams = collections.Counter(t[i - top:i + 1] for t in pieces for i in range(top, len(t)))   # order-grams
-    tables = [dict() for _ in range(order)]
-    for g, c in grams.items():
-        tables[top].setdefault(g[:-1], {})[g[-1]] = c
-    for k in range(top - 1, -1, -1):
-        for g in {t[i - k - 1:i + 1] for t in pieces for i in range(k + 1, len(t))}:  # distinct (k+2)-grams x h w
-            nxt = tables[k].setdefault(g[1:-1], {})
-            nxt[g[-1]] = nxt.get(g[-1], 0) + 1
-    return [{h: (c, sum(c.values()), len(c)) for h, c in t.items()} for t in tables]
-
-def _kn_prob(tables: list[dict], history: str, w: str, vocab_size: int, discount: float) -> float:
-    "P(w | history): uniform over the vocabulary, then each longer history interpolated in, while it was seen."
-    p = 1.0 / vocab_size
-    for k, table in enumerate(tables):
-        if k > len(history):
-            break
-        seen = table.get(history[len(history) - k:])
-        if seen is None:                                                        # longer histories are unseen too
-            break
-        counts, total, distinct = seen
-        p = (max(counts.get(w, 0) - discount, 0.0) + discount * distinct * p) / total
-    return p
-
-# %% ../nbs/11a_budget.ipynb #1a19883c
-def ngram_bpc(train: str | Sequence[str], # training symbols (one character per symbol), or several pieces
-              text: str, # symbols to score
-              order: int, # 1: unigram, ..., 5: 5-gram
-              vocab_size: int | None = None, # symbols in the vocabulary (default: those in train and text)
-              discount: float = 0.75, # absolute discount, in (0, 1)
-             ) -> float:
-    "Bits per symbol of `text` under an interpolated Kneser-Ney `order`-gram model counted on `train`."
-    if not (isinstance(order, int) and order >= 1):
-        raise ValueError(f"order must be an int >= 1, got {order!r}")
-    if not 0 < discount < 1:
-        raise ValueError(f"discount must be in (0, 1), got {discount!r}")
-    pieces = [train] if isinstance(train, str) else list(train)
-    if max(map(len, pieces), default=0) < order or not text:
-        raise ValueError(f"need a training piece of at least order={order} symbols and one symbol to score")
-    v = vocab_size or len(set("".join(pieces)) | set(text))
-    tables = _kn_tables(pieces, order)
-    bits = 0.0
-    for i, w in enumerate(text):
-        bits -= math.log2(_kn_prob(tables, text[max(0, i - order + 1):i], w, v, discount))
-    return bits / len(text)
-
-# %% ../nbs/11a_budget.ipynb #f3fe7b42
-def _symbols(ds) -> str:
-    "A character-level dataset's token ids as a string, one character per id (the model's symbols, UNK included)."
-    return "".join(map(chr, ds.ids.tolist()))
-
-def _pieces(ds) -> list[str]:
-    """The symbols a training set shows a model, as contiguous pieces: the whole text, or for a `Subset` of windows
-    (a share of the training data) the runs of consecutive chosen windows, each window its inputs and targets."""
-    if not isinstance(ds, Subset):
-        return [_symbols(ds)]
-    ids, n = ds.dataset.ids.tolist(), ds.dataset.seq_len
-    spans = []
-    for i in sorted(ds.indices):
-        s = i * n                                                                # the window covers ids[s : s + n + 1]
-        if spans and spans[-1][1] == s + 1:                                      # it continues the last span
-            spans[-1][1] = s + n + 1
-        else:
-            spans.append([s, s + n + 1])
-    return ["".join(map(chr, ids[a:b])) for a, b in spans]
-
-def ngram_references(task, orders=(1, 2, 3, 4, 5), splits=("val", "test")) -> dict[str, dict[int, float]]:
-    "split -> order -> bits per character of count-based n-gram models on a character task's own splits."
-    train = _pieces(task.train)
-    out = {}
-    for split in splits:
-        ds = getattr(task, split)
-        if ds is not None:
-            text = _symbols(ds)
-            out[split] = {n: ngram_bpc(train, text, n, task.vocab_size) for n in orders}
-    return out
+           'FRACTIONS', 'LOWDATA_EVAL', 'LOWDATA_CONFIGS', 'COMPARISONS', 'LOWDATA_COMPARISONS', 'cached_references',
+           'lowdata_references', 'budget_configs', 'grown_grid', 'selection_score', 'argmin_known', 'tuned',
+           'budget_runs', 'welch_table', 'selections', 'plot_rates', 'draw_ngram_levels', 'plot_against_ngrams',
+           'plot_lowdata_ngrams', 'budget_report']
 
 # %% ../nbs/11a_budget.ipynb #80135c30
 def cached_references(ptb_dir: str | Path, # the PTB character files

@@ -4,19 +4,21 @@
 
 # %% ../nbs/11d_decide.ipynb #6f777d45
 from __future__ import annotations
-import functools, math, statistics
+import functools, json, math, statistics
 from pathlib import Path
 from .experiments import RunSpec, register_preset
 from .tasks import make_task
-from .stats import verdicts
+from .stats import verdicts, welch_interval
 from .budget import grown_grid, ngram_references
 from .shakespeare import RECIPE, default_shakespeare_dir
 
 # %% auto #0
 __all__ = ['TASK', 'MARGIN', 'ALPHA', 'PRIMARY', 'SECONDARY', 'SPREAD', 'N_SEEDS', 'LONG', 'BUDGETS', 'TUNE', 'TUNE_SEEDS',
            'RATES', 'GAP_CONFIGS', 'GAP_SEEDS', 'STRESS', 'STRESS_MULTS', 'STRESS_SEEDS', 'ANCHOR_SEEDS', 'CONFIGS',
-           'FAMILY', 'GAPS', 'DECIDE_PRESET', 'matched_d_ff', 'decide_configs', 'bigram_loss', 'stress_failed',
-           'decide_runs', 'row_values', 'decide_verdicts', 'stress_thresholds', 'verdict_lines', 'decide_report']
+           'FAMILY', 'GAPS', 'DECIDE_PRESET', 'STAGES', 'ANCHOR_WORDS', 'NGRAM_ORDERS', 'matched_d_ff',
+           'decide_configs', 'bigram_loss', 'stress_failed', 'decide_runs', 'row_values', 'decide_verdicts',
+           'stress_thresholds', 'verdict_lines', 'decide_report', 'decide_status', 'status_table', 'book_anchor',
+           'read_nanogpt', 'anchor_verdicts', 'gap_table', 'plot_gaps', 'decide_references', 'plot_decide_curves']
 
 # %% ../nbs/11d_decide.ipynb #896c51e1
 TASK = "shakespeare-held" # choices on the 5 % before nanoGPT's cut; scores on nanoGPT's whole validation part
@@ -87,6 +89,7 @@ def stress_failed(row: dict, bigram: float) -> bool:
     final = (row.get("post") or {}).get("final")
     return bool(row["failure"]) or not final or not math.isfinite(final["val_loss"]) or final["val_loss"] > bigram
 
+# %% ../nbs/11d_decide.ipynb #c2bdc8f1
 def decide_runs(data: str | Path, # input.txt or its folder
                 done: dict[str, dict] | None = None, # run_id -> result of the runs finished so far
                 seeds: tuple[int, ...] | None = None, # the LONG rows' seeds (default: range(N_SEEDS))
@@ -206,3 +209,114 @@ def _decide_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunS
     return decide_runs(folder, done, seeds)
 
 DECIDE_PRESET = register_preset("decide", _decide_preset, report=decide_report, staged=True)
+
+# %% ../nbs/11d_decide.ipynb #2495bb25
+STAGES = ("decide anchor", "decide rates", f"decide {LONG}", f"decide {BUDGETS[0]}", f"decide {BUDGETS[1]}",
+          "decide stress", f"decide {BUDGETS[3]}")
+
+def decide_status(results: list[dict], data: str | Path) -> list[dict]:
+    "Each stage's planned runs (as far as the finished ones tell) and how many have finished."
+    done = {r["run_id"]: r for r in results}
+    planned = decide_runs(data, done)
+    return [dict(stage=st, planned=sum(s.experiment == st for s in planned),
+                 finished=sum(s.experiment == st and s.run_id in done for s in planned)) for st in STAGES]
+
+def status_table(status: list[dict]) -> str:
+    "The stages as a markdown table; a stage whose later runs depend on earlier ones says so."
+    lines = ["| stage | finished | planned so far |", "|---|---|---|"]
+    lines += [f"| {s['stage']} | {s['finished']} | {s['planned']} |" for s in status]
+    return "\n".join(lines)
+
+# %% ../nbs/11d_decide.ipynb #dba9f865
+ANCHOR_WORDS = {"differs": ("beats", "is behind"), "same level": ("matches", "matches"), "undecided": ("undecided",) * 2}
+
+def book_anchor(results: list[dict]) -> list[float]:
+    "The book's MHA at nanoGPT's recipe: each seed's last model over the whole last 10 % (nats per character)."
+    rows = sorted((r for r in results if r["experiment"] == "decide anchor" and not r["failure"]), key=lambda r: r["seed"])
+    return [(r["post"]["final"]["val_loss"] + r["post"]["final"]["test_loss"]) / 2 for r in rows]   # equal halves
+
+def read_nanogpt(path: str | Path) -> dict[str, list[float]]:
+    "variant -> nanoGPT's last models over the whole last 10 % (nats), from `tools/nanogpt_anchor.py`'s anchor.jsonl."
+    out = {}
+    for line in Path(path).read_text().splitlines():
+        r = json.loads(line)
+        out.setdefault(r["variant"], []).append(r["whole_last10"])
+    return out
+
+def anchor_verdicts(book: list[float], nanogpt: dict[str, list[float]]) -> dict[str, dict]:
+    """The book's decoder against each nanoGPT variant with the protocol's rule (margin MARGIN bits, in nats here):
+    "beats" or "is behind" where it differs, "matches" at the same level, else "undecided"."""
+    v = verdicts({k: (book, vals) for k, vals in nanogpt.items()}, MARGIN * math.log(2), ALPHA)
+    for r in v.values():
+        r["word"] = ANCHOR_WORDS[r["verdict"]][0 if r["diff"] < 0 else 1]
+    return v
+
+# %% ../nbs/11d_decide.ipynb #41f5c00d
+def gap_table(results: list[dict], pairs=GAPS, budgets=BUDGETS, metric: str = PRIMARY) -> list[dict]:
+    "Each gap a - b at each budget: its difference, 95 % Welch interval and seeds (nan below two seeds a side)."
+    out = []
+    for n in budgets:
+        vals = row_values(results, n, metric)
+        for a, b in pairs:
+            xa, xb = vals.get(a, []), vals.get(b, [])
+            lo = hi = d = float("nan")
+            if len(xa) >= 2 and len(xb) >= 2:
+                d = statistics.fmean(xa) - statistics.fmean(xb)
+                lo, hi = welch_interval(xa, xb)
+            out.append(dict(pair=f"{a} - {b}", steps=n, n=(len(xa), len(xb)), diff=d, low=lo, high=hi))
+    return out
+
+def plot_gaps(rows: list[dict], ax=None):
+    "The gaps against steps, with their intervals and the margin band: a gap that closes ends inside the band."
+    import matplotlib.pyplot as plt
+    ax = ax or plt.subplots(figsize=(7, 4))[1]
+    ax.axhspan(-MARGIN, MARGIN, color="0.9", label=f"+-{MARGIN} bits (same level)")
+    ax.axhline(0, color="0.5", lw=0.8)
+    pairs = list(dict.fromkeys(r["pair"] for r in rows))
+    for i, p in enumerate(pairs):
+        pts = [r for r in rows if r["pair"] == p and math.isfinite(r["diff"])]
+        if not pts:
+            continue
+        x = [r["steps"] * (1 + 0.04 * (i - 1)) for r in pts]                      # side by side on a log axis
+        ax.errorbar(x, [r["diff"] for r in pts], yerr=[[r["diff"] - r["low"] for r in pts],
+                                                       [r["high"] - r["diff"] for r in pts]],
+                    marker="os^"[i % 3], capsize=3, label=p)
+    ax.set(xscale="log", xlabel="steps (each budget its own cosine schedule)", ylabel="a - b, test bits per character")
+    ax.legend(fontsize=8)
+    return ax
+
+# %% ../nbs/11d_decide.ipynb #1e8858f4
+NGRAM_ORDERS = tuple(range(1, 8)) # the count references, to order 7
+
+def decide_references(data: str | Path, out: str | Path, orders=NGRAM_ORDERS) -> dict[str, dict[int, float]]:
+    """Interpolated modified Kneser-Ney references (bits per character) on the protocol's validation and test parts,
+    computed once (minutes) and kept in `out/ngram.json`."""
+    path = Path(out) / "ngram.json"
+    if path.exists():
+        kept = json.loads(path.read_text())
+        return {s: {int(n): v for n, v in refs.items()} for s, refs in kept["bpc"].items()}
+    task = make_task(TASK, data=str(data), seq_len=RECIPE["seq_len"])
+    refs = ngram_references(task, orders, ("val", "test"), discount="modified")
+    Path(out).mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(dict(model="interpolated modified Kneser-Ney (Chen and Goodman, 1998)", task=TASK,
+                                    characters=task.info["characters"], bpc=refs), indent=1) + "\n")
+    return refs
+
+def plot_decide_curves(results: list[dict], budget: int = LONG, refs: dict | None = None, configs=CONFIGS, ax=None):
+    "Mean validation curves (bits per character) of the rows at `budget`, with the count references of order 4 to 7."
+    import matplotlib.pyplot as plt
+    ax = ax or plt.subplots(figsize=(8, 4.5))[1]
+    for k in configs:
+        rows = [r for r in results if r["experiment"] == f"decide {budget}" and r["config"].startswith(k + " lr=")
+                and not r["failure"] and r["curve"]]
+        if rows:
+            n = min(len(r["curve"]) for r in rows)
+            steps = [p["step"] for p in rows[0]["curve"][:n]]
+            mean = [statistics.fmean(r["curve"][i]["val_loss"] for r in rows) / math.log(2) for i in range(n)]
+            ax.plot(steps, mean, label=f"{k} ({len(rows)} seeds)")
+    for order, ls in zip((4, 5, 6, 7), (":", "-.", "--", "-")):
+        if refs and order in refs.get("val", {}):
+            ax.axhline(refs["val"][order], color="0.4", ls=ls, lw=0.8, label=f"{order}-gram (validation)")
+    ax.set(xlabel="step", ylabel="validation bits per character", ylim=(None, 2.8))
+    ax.legend(fontsize=7, ncol=2)
+    return ax

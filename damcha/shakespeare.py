@@ -14,11 +14,10 @@ from .stats import welch, holm, interval95
 from .tasks import make_task, last10_loss
 
 # %% auto #0
-__all__ = ['RECIPE', 'SWEEP', 'LONG', 'RATES', 'STRESS', 'EXIT_NATS', 'NANOGPT', 'CONFIGS', 'FAMILY', 'NANOGPT_HERE',
-           'NANOGPT_VARIANTS', 'SHAKESPEARE_PRESET', 'shakespeare_configs', 'default_shakespeare_dir', 'unigram_loss',
-           'stress_failed', 'stress_ladders', 'shakespeare_runs', 'mann_whitney', 'welch_interval', 'run_numbers',
-           'exit_steps', 'chosen_rates', 'shakespeare_references', 'status_lines', 'family_tests', 'shakespeare_report',
-           'plot_shakespeare_curves']
+__all__ = ['RECIPE', 'SWEEP', 'LONG', 'RATES', 'STRESS', 'EXIT_NATS', 'NANOGPT', 'CONFIGS', 'FAMILY', 'SHAKESPEARE_PRESET',
+           'shakespeare_configs', 'default_shakespeare_dir', 'unigram_loss', 'stress_failed', 'stress_ladders',
+           'shakespeare_runs', 'mann_whitney', 'welch_interval', 'run_numbers', 'exit_steps', 'chosen_rates',
+           'shakespeare_references', 'status_lines', 'family_tests', 'shakespeare_report', 'plot_shakespeare_curves']
 
 # %% ../nbs/11b_shakespeare.ipynb #62c6fb3b
 RECIPE = dict(task="shakespeare-char", seq_len=64, batch_size=12, d_model=128, n_heads=4, n_layers=4, d_ff=512,
@@ -179,17 +178,6 @@ def chosen_rates(results: list[dict]) -> dict[str, float]:
     return out
 
 # %% ../nbs/11b_shakespeare.ipynb #ff57c54d
-NANOGPT_HERE = dict(val_loss=1.8857, train_loss=1.7648, seconds=420, threads=1, # its printed estimates, iteration 2,000
-                    whole_last10=1.8982, val_half=1.8785, test_half=1.9180, # its checkpoint scored as the book scores
-                    command="python train.py config/train_shakespeare_char.py --device=cpu --compile=False "
-                            "--eval_iters=20 --log_interval=1 --block_size=64 --batch_size=12 --n_layer=4 --n_head=4 "
-                            "--n_embd=128 --max_iters=2000 --lr_decay_iters=2000 --dropout=0.0",
-                    commit="3adf61e", note="nanoGPT's own printed estimate at iteration 2000 (20 random batches)")
-NANOGPT_VARIANTS = { # nanoGPT run here again (same command), one difference from the book's Decoder removed at a time
-    "--bias=True": dict(estimate=1.9047, whole_last10=1.9040, val_half=1.8801, test_half=1.9284),
-    "--bias=True; in a copy of model.py, PyTorch's default Linear init, no scaled residual init": dict(
-        estimate=1.8105, whole_last10=1.8046, val_half=1.7782, test_half=1.8317)}
-
 def shakespeare_references(data: str | Path, out: str | Path, orders=(1, 2, 3, 4, 5)) -> dict[str, dict[int, float]]:
     "n-gram references (bits per character) on the validation and test halves, kept in `out/ngram.json`."
     path = Path(out) / "ngram.json"
@@ -325,16 +313,8 @@ def shakespeare_report(results: list[dict], out: str | Path, data=None, log=prin
     anchor = _label("mha", RECIPE["lr"])
     if anchor in recipe:
         lines += ["## The anchor: the book's MHA at the published recipe", "", *_table(recipe, [anchor])[0], "",
-                  f"nanoGPT: published {NANOGPT['published']} (README, CPU flags); run here {NANOGPT_HERE['val_loss']} "
-                  f"(train {NANOGPT_HERE['train_loss']}); both are nanoGPT's *estimates* from 20 random batches of its "
-                  "validation part (the whole last 10 %), at iteration 2,000. The same nanoGPT checkpoint scored as "
-                  f"the book scores (whole splits, windows of 64): last 10 % {NANOGPT_HERE['whole_last10']}, "
-                  f"validation half {NANOGPT_HERE['val_half']}, test half {NANOGPT_HERE['test_half']} nats.", "",
-                  "| nanoGPT, with | its estimate | last 10 % | validation half | test half |", "|---|---|---|---|---|",
-                  f"| nothing changed | {NANOGPT_HERE['val_loss']} | {NANOGPT_HERE['whole_last10']} | "
-                  f"{NANOGPT_HERE['val_half']} | {NANOGPT_HERE['test_half']} |"]
-        lines += [f"| {k} | {v['estimate']} | {v['whole_last10']} | {v['val_half']} | {v['test_half']} |"
-                  for k, v in NANOGPT_VARIANTS.items()] + [""]
+                  f"nanoGPT's README publishes {NANOGPT['published']} (CPU flags), an estimate from 20 random "
+                  "batches; nanoGPT run here: `results/nanogpt/anchor.jsonl` (chapter 11d).", ""]
     sel = selections(results, "shakespeare-char")
     chosen = chosen_rates(results)
     if sel:

@@ -4,12 +4,14 @@
 
 # %% ../nbs/10c_stats.ipynb #2b43f40c
 from __future__ import annotations
-import math, random, statistics
+import collections, math, random, statistics
 from typing import Sequence
+from torch.utils.data import Subset
 
 # %% auto #0
 __all__ = ['VERDICTS', 'beta_inc', 't_two_sided', 't_quantile', 'interval95', 'welch', 'holm', 't_upper', 'welch_interval',
-           'tost', 'verdicts', 'gamma_lower', 'chi2_quantile', 'pooled_sd', 'sd_interval', 'power', 'seeds_for_power']
+           'tost', 'verdicts', 'gamma_lower', 'chi2_quantile', 'pooled_sd', 'sd_interval', 'power', 'seeds_for_power',
+           'ngram_bpc', 'ngram_references']
 
 # %% ../nbs/10c_stats.ipynb #2bb76698
 def _beta_cf(a: float, b: float, x: float, eps: float = 1e-15, max_terms: int = 1000) -> float:
@@ -225,4 +227,113 @@ def seeds_for_power(sd: float, margin: float, target: float = 0.8, alpha: float 
     out = {}
     for name, (diff, m) in {"differs": (margin, None), "same level": (0.0, margin)}.items():
         out[name] = next((n for n in range(2, n_max + 1) if power(n, sd, diff, m, alpha, **kw) >= target), None)
+    return out
+
+# %% ../nbs/10c_stats.ipynb #da2a4722
+def _kn_tables(train: str | Sequence[str], order: int) -> list[dict]:
+    """Interpolated Kneser-Ney counts per history length k < order: history -> (counts of the next symbol, their
+    total, how many distinct symbols follow). The longest histories count occurrences; shorter ones count distinct
+    left extensions (continuation counts). `train` is one text or several pieces; no n-gram spans two pieces."""
+    top, pieces = order - 1, [train] if isinstance(train, str) else list(train)
+    grams = collections.Counter(t[i - top:i + 1] for t in pieces for i in range(top, len(t)))   # order-grams
+    tables = [dict() for _ in range(order)]
+    for g, c in grams.items():
+        tables[top].setdefault(g[:-1], {})[g[-1]] = c
+    for k in range(top - 1, -1, -1):
+        for g in {t[i - k - 1:i + 1] for t in pieces for i in range(k + 1, len(t))}:  # distinct (k+2)-grams x h w
+            nxt = tables[k].setdefault(g[1:-1], {})
+            nxt[g[-1]] = nxt.get(g[-1], 0) + 1
+    return [{h: (c, sum(c.values()), len(c)) for h, c in t.items()} for t in tables]
+
+# %% ../nbs/10c_stats.ipynb #0ffd6904
+def _kn_discounts(tables: list[dict], discount: float | str) -> list[tuple[float, float, float]]:
+    """Per history length: the discounts (D1, D2, D3+) of counts 1, 2 and 3 or more. One absolute discount for all,
+    or with `discount="modified"` Chen and Goodman's estimates from the level's counts of counts."""
+    if discount != "modified":
+        return [(discount,) * 3] * len(tables)
+    out = []
+    for table in tables:
+        n = collections.Counter(c for counts, _, _ in table.values() for c in counts.values() if c <= 4)
+        if min(n[1], n[2], n[3], n[4]) == 0:                                    # too few counts: one discount
+            out.append((0.75,) * 3)
+            continue
+        y = n[1] / (n[1] + 2 * n[2])
+        d = (1 - 2 * y * n[2] / n[1], 2 - 3 * y * n[3] / n[2], 3 - 4 * y * n[4] / n[3])
+        out.append(tuple(min(max(x, 1e-3), k + 1 - 1e-3) for k, x in enumerate(d)))   # D_k in (0, k + 1)
+    return out
+
+def _kn_prep(tables: list[dict], discount: float | str = 0.75) -> list[dict]:
+    "Each level's histories with their discounts and interpolation mass: history -> (counts, total, mass, D)."
+    prep = []
+    for table, ds in zip(tables, _kn_discounts(tables, discount)):
+        d = lambda c: ds[min(c, 3) - 1]
+        prep.append({h: (counts, total, sum(map(d, counts.values())), ds) for h, (counts, total, _) in table.items()})
+    return prep
+
+def _kn_prob(prep: list[dict], history: str, w: str, vocab_size: int) -> float:
+    "P(w | history): uniform over the vocabulary, then each longer history interpolated in, while it was seen."
+    p = 1.0 / vocab_size
+    for k, table in enumerate(prep):
+        if k > len(history):
+            break
+        seen = table.get(history[len(history) - k:])
+        if seen is None:                                                        # longer histories are unseen too
+            break
+        counts, total, mass, ds = seen
+        c = counts.get(w, 0)
+        p = ((c - ds[min(c, 3) - 1] if c else 0.0) + mass * p) / total
+    return p
+
+# %% ../nbs/10c_stats.ipynb #38b22180
+def ngram_bpc(train: str | Sequence[str], # training symbols (one character per symbol), or several pieces
+              text: str, # symbols to score
+              order: int, # 1: unigram, ..., 7: 7-gram
+              vocab_size: int | None = None, # symbols in the vocabulary (default: those in train and text)
+              discount: float | str = 0.75, # one absolute discount in (0, 1), or "modified" (three per level)
+             ) -> float:
+    "Bits per symbol of `text` under an interpolated Kneser-Ney `order`-gram model counted on `train`."
+    if not (isinstance(order, int) and order >= 1):
+        raise ValueError(f"order must be an int >= 1, got {order!r}")
+    if discount != "modified" and not (isinstance(discount, (int, float)) and 0 < discount < 1):
+        raise ValueError(f"discount must be in (0, 1) or 'modified', got {discount!r}")
+    pieces = [train] if isinstance(train, str) else list(train)
+    if max(map(len, pieces), default=0) < order or not text:
+        raise ValueError(f"need a training piece of at least order={order} symbols and one symbol to score")
+    v = vocab_size or len(set("".join(pieces)) | set(text))
+    prep = _kn_prep(_kn_tables(pieces, order), discount)
+    bits = 0.0
+    for i, w in enumerate(text):
+        bits -= math.log2(_kn_prob(prep, text[max(0, i - order + 1):i], w, v))
+    return bits / len(text)
+
+# %% ../nbs/10c_stats.ipynb #f3fe7b42
+def _symbols(ds) -> str:
+    "A character-level dataset's token ids as a string, one character per id (the model's symbols, UNK included)."
+    return "".join(map(chr, ds.ids.tolist()))
+
+def _pieces(ds) -> list[str]:
+    """The symbols a training set shows a model, as contiguous pieces: the whole text, or for a `Subset` of windows
+    (a share of the training data) the runs of consecutive chosen windows, each window its inputs and targets."""
+    if not isinstance(ds, Subset):
+        return [_symbols(ds)]
+    ids, n = ds.dataset.ids.tolist(), ds.dataset.seq_len
+    spans = []
+    for i in sorted(ds.indices):
+        s = i * n                                                                # the window covers ids[s : s + n + 1]
+        if spans and spans[-1][1] == s + 1:                                      # it continues the last span
+            spans[-1][1] = s + n + 1
+        else:
+            spans.append([s, s + n + 1])
+    return ["".join(map(chr, ids[a:b])) for a, b in spans]
+
+def ngram_references(task, orders=(1, 2, 3, 4, 5), splits=("val", "test"),
+                     discount: float | str = 0.75) -> dict[str, dict[int, float]]:
+    "split -> order -> bits per character of count-based n-gram models on a character task's own splits."
+    train = _pieces(task.train)
+    out = {}
+    for split in splits:
+        ds = getattr(task, split)
+        if ds is not None:
+            text = _symbols(ds)
+            out[split] = {n: ngram_bpc(train, text, n, task.vocab_size, discount) for n in orders}
     return out

@@ -105,7 +105,7 @@ def decide_runs(data: str | Path, # input.txt or its folder
     confs = {k: {**recipe, **v} for k, v in decide_configs(recipe["d_model"], recipe["n_heads"],
                                                            recipe["d_ff"]).items()}
     every = lambda n: dict(steps=n, eval_every=max(1, n // 40))                # 40 evaluations a run
-    anchor = {**recipe, "task": "shakespeare-char"}
+    anchor = {**confs["mha"], "task": "shakespeare-char"}                     # MHA itself, on nanoGPT's own split
     specs = [RunSpec("decide anchor", _label("mha", anchor["lr"]), s, anchor, post=("final",))
              for s in ANCHOR_SEEDS]
     rate = lambda k, lr, s: RunSpec("decide rates", _label(k, lr), s,

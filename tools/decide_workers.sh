@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Start (or restart) the deciding protocol's two one-thread workers (chapter 11d).
 #
-# They run from a git worktree pinned at the protocol's commit, the commit that added nbs/11d_decide.ipynb, so later
-# edits of the library cannot change the protocol's runs. Both share results/decide/ of this checkout: finished runs
+# They run from a git worktree pinned at the protocol's commit, the last one listed in results/decide/PROTOCOL (the
+# protocol and its amendments, each committed before the runs it governs), so later edits of the library cannot change
+# the protocol's runs. Both share results/decide/ of this checkout: finished runs
 # go to results/decide/results.jsonl (commit it), an interrupted run resumes from its checkpoint under
 # results/decide/runs/ (a link to a folder beside the checkout, not committed). Run it again after any stop.
 #
@@ -11,8 +12,9 @@
 #   tools/decide_workers.sh stop
 set -euo pipefail
 ROOT="$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
-PROTOCOL="$(git -C "$ROOT" log --diff-filter=A --format=%H -- nbs/11d_decide.ipynb | tail -n 1)"
-[ -n "$PROTOCOL" ] || { echo "no commit adds nbs/11d_decide.ipynb: commit the protocol first"; exit 1; }
+PROTOCOL="$(awk '!/^#/ && NF {c = $1} END {print c}' "$ROOT/results/decide/PROTOCOL" 2>/dev/null)"
+PROTOCOL="$(git -C "$ROOT" rev-parse --verify --quiet "${PROTOCOL:-none}^{commit}")" \
+  || { echo "results/decide/PROTOCOL names no commit of this repository: commit the protocol first"; exit 1; }
 WT="${DECIDE_WORKTREE:-$ROOT/../damcha-decide-protocol}"
 CKPT="${DECIDE_CHECKPOINTS:-$ROOT/../damcha-decide-runs}"
 OUT="$ROOT/results/decide"
@@ -36,6 +38,8 @@ esac
 git -C "$ROOT" worktree prune
 if [ ! -d "$WT" ]; then
   git -C "$ROOT" worktree add --detach "$WT" "$PROTOCOL" > /dev/null
+elif [ "$(git -C "$WT" rev-parse HEAD)" != "$PROTOCOL" ] && [ -z "$(git -C "$WT" status --porcelain)" ]; then
+  git -C "$WT" checkout -q --detach "$PROTOCOL"                  # an amendment: the protocol's newest commit
 fi
 [ "$(git -C "$WT" rev-parse HEAD)" = "$PROTOCOL" ] || { echo "$WT is not at the protocol commit $PROTOCOL"; exit 1; }
 [ -z "$(git -C "$WT" status --porcelain)" ] || { echo "$WT has local changes: the protocol's code must be as committed"; exit 1; }

@@ -23,7 +23,7 @@ DATA="${DAMCHA_SHAKESPEARE:-$ROOT/../shared/data/tinyshakespeare}"
 pids() { pgrep -f "damcha-decide-worker" || true; }
 
 case "${1:-start}" in
-  stop) for p in $(pids); do kill "$p" 2>/dev/null || true; done; echo "stopped"; exit 0 ;;
+  stop) for p in $(pids); do kill -INT "$p" 2>/dev/null || true; done; echo "asked the workers to stop (they keep their checkpoints)"; exit 0 ;;
   status)
     echo "protocol commit $PROTOCOL; workers: $(pids | wc -l)"
     cd "$WT" && PYTHONPATH="$WT" "$PY" -m damcha.cli compare --preset decide --ptb "$DATA" --out "$OUT" --dry-run \

@@ -57,14 +57,15 @@ def test_counts_exact_trained_numbers_within_tolerance():
     assert not readme.agree("val", "–", "0.2324")
 
 
-def test_readme_states_the_tolerances():
-    "The README says, in words, the tolerances the check applies."
+def test_contributing_states_the_tolerances():
+    "CONTRIBUTING.md says, in words, the tolerances the check applies; the README, that counts agree exactly."
     readme = _readme_module()
-    text = " ".join(readme.README.read_text(encoding="utf-8").split())
+    text = " ".join((ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8").split())
     t = readme.TOLERANCE
     for phrase in (f"val and test accuracies are within ±{t['val'][1]:g} and ±{t['test'][1]:g}",
                    f"val loss within ±{t['val loss'][1]:g}", f"grad-norm CV within ±{t['grad-norm CV'][1]:g}",
                    f"by at most {t['grad-norm var'][1] * 100:.0f} % and {t['max logit'][1] * 100:.0f} %"):
         assert phrase in text, phrase
     assert all(kind in ("abs", "rel") for kind, _ in t.values())
-    assert re.search(r"counts agree exactly", text)
+    front = " ".join(readme.README.read_text(encoding="utf-8").split())
+    assert re.search(r"counts agree exactly", front) and "(CONTRIBUTING.md)" in front

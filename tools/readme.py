@@ -39,7 +39,7 @@ IGNORED_COLUMNS = ("s/run",)
 README_COLUMNS = ("config", "val", "test", "val loss", "grad-norm CV", "max logit", "metric params (identifiable)",
                   "total params")
 # column -> (kind, tolerance): "abs" |printed - README| <= tolerance, "rel" the same divided by |README|; measured: twice
-# the largest spread over the kernel paths of one machine (`--spread`, see the module docstring and the README)
+# the largest spread over the kernel paths of one machine (`--spread`, see the module docstring and CONTRIBUTING.md)
 TOLERANCE = {"val": ("abs", 0.12), "test": ("abs", 0.11), "val loss": ("abs", 0.5), "grad-norm var": ("rel", 1.25),
              "grad-norm CV": ("abs", 0.25), "max logit": ("rel", 1.35)}
 PRINTED = re.compile(r"What it printed here \((?P<head>[^)]*?)(?P<secs>\d+) s on (?P<cores>\d+) cores")

@@ -15,7 +15,8 @@ executed: the committed outputs are shown as they are. The steps:
    opens it), a `#| default_exp` cell is dropped, and every `#|` line is removed from what is shown.
 3. Links: "chapter 01", "chapters 00 to 04", `01_generator.ipynb` become links to the chapter's page, a name in
    backticks that a chapter exports (`DamchaAttention`) a link to its API entry; a markdown image written relative to
-   the repository root (as the README needs) is found there.
+   the repository root (as the README needs) is found there, and a link to a repository file that is no page
+   (`CONTRIBUTING.md`) points at that file on the repository's host (`git_url` of settings.ini).
 4. Sphinx (`tools/site/conf.py`) renders the processed notebooks in `_proc/` with MyST-NB (execution off), Furo's
    navigation and Sphinx's own search index, and MathJax from the `sphinx-mathjax-offline` package, copied into the
    site: no page loads anything from another host.
@@ -23,7 +24,7 @@ executed: the committed outputs are shown as they are. The steps:
 The build fails (exit 1, the notebook named) if a notebook cannot be read or processed, holds an error output, or
 Sphinx warns about it (`-W`: an unknown directive, a missing image, a link to no page)."""
 from __future__ import annotations
-import argparse, ast, importlib, json, re, shutil, subprocess, sys, time
+import argparse, ast, configparser, importlib, json, re, shutil, subprocess, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -278,6 +279,30 @@ def resolve_images(md: str, src_dir: Path, proc: Path, nb: Path) -> str:
     return IMAGE.sub(fix, md)
 
 
+LINK = re.compile(r"(?<!!)(\[[^\]]*\]\()([^)\s#]+)((?:#[^)\s]*)?\))")
+
+
+def repo_url() -> str:
+    "Where the repository's files are read online: `git_url` and `branch` of settings.ini."
+    cfg = configparser.ConfigParser(delimiters=["="])
+    cfg.read(ROOT / "settings.ini")
+    return f"{cfg['DEFAULT']['git_url']}/blob/{cfg['DEFAULT']['branch']}"
+
+
+def resolve_repo_links(md: str, src_dir: Path, base_url: str | None = None) -> str:
+    "A link to a repository file that is no page (`CONTRIBUTING.md`): to that file on the repository's host."
+    def fix(m):
+        ref = m[2]
+        if re.match(r"^[a-z]+:", ref) or ref.endswith(".ipynb"):
+            return m[0]
+        for base in (src_dir, ROOT):
+            f = (base / ref).resolve()
+            if f.is_file() and f.is_relative_to(ROOT):
+                return f"{m[1]}{base_url or repo_url()}/{f.relative_to(ROOT).as_posix()}{m[3]}"
+        return m[0]                                                # left as it is: Sphinx warns, the build fails
+    return LINK.sub(fix, md)
+
+
 # --- step 4: Sphinx ------------------------------------------------------------------------------------------------
 
 def title(nb: dict, stem: str) -> str:
@@ -319,7 +344,8 @@ def build(nbs: Path, proc: Path, out: Path, jobs: int = 1) -> list[str]:
         for c in nb["cells"]:
             if c["cell_type"] == "markdown":
                 own_api = {k: v for k, v in api.items() if k not in foreign}
-                c["source"] = resolve_images(linkify(c["source"], chapters, own_api, p.stem), nbs, proc, p)
+                c["source"] = resolve_images(resolve_repo_links(linkify(c["source"], chapters, own_api, p.stem),
+                                                                 nbs), nbs, proc, p)
         if p.stem == "index":
             nb["cells"].append(toctree([(q.stem, title(processed[q.stem], q.stem)) for q in notebooks[1:]]))
         (proc / p.name).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -59,6 +59,17 @@ def test_order_and_links():
         "[`DamchaAttention`](a.ipynb#x)"
 
 
+def test_links_to_repository_files():
+    "A link to a file of the repository points at the repository's host; pages, images and missing files are left."
+    md = ("[CONTRIBUTING.md](CONTRIBUTING.md), [its CI](CONTRIBUTING.md#what-ci-runs), [00](00_metric.ipynb), "
+          "![fig](results/bench/cpu.png), [gone](no-such-file.md), [web](https://example.org/x.md)")
+    got = build.resolve_repo_links(md, build.ROOT / "nbs", base_url="https://host/r/blob/main")
+    assert got == ("[CONTRIBUTING.md](https://host/r/blob/main/CONTRIBUTING.md), "
+                   "[its CI](https://host/r/blob/main/CONTRIBUTING.md#what-ci-runs), [00](00_metric.ipynb), "
+                   "![fig](results/bench/cpu.png), [gone](no-such-file.md), [web](https://example.org/x.md)"), got
+    assert build.repo_url().startswith("https://") and build.repo_url().endswith("/blob/main")
+
+
 def test_build_fails_naming_the_notebook(tmp_path, capsys):
     bad = _nb(("markdown", "# Broken\n\n```{no-such-directive}\nx\n```"))
     assert _build(tmp_path, _book(tmp_path, **{"01_broken": bad})) == 1

@@ -155,10 +155,10 @@ def row_values(results: list[dict], budget: int, metric: str = PRIMARY) -> dict[
     return out
 
 def decide_verdicts(results: list[dict], metric: str = PRIMARY, long: int = LONG, short: int = BUDGETS[0]) -> dict:
-    "FAMILY's verdicts (damcha.stats.verdicts) from the finished runs: dcmha - mha at `short` steps, the rest at `long`."
+    "FAMILY's verdicts (damcha.stats.verdicts) from the finished runs: dcmha - mha at `short` steps, others at `long`."
     at = {long: row_values(results, long, metric), short: row_values(results, short, metric)}
-    pairs = {f"{a} - {b}": (at[short if a == "dcmha" else long].get(a, []), at[short if a == "dcmha" else long].get(b, []))
-             for a, b in FAMILY}
+    vals = lambda a: at[short if a == "dcmha" else long]                        # the budget a pair is compared at
+    pairs = {f"{a} - {b}": (vals(a).get(a, []), vals(a).get(b, [])) for a, b in FAMILY}
     return verdicts(pairs, MARGIN, ALPHA)
 
 def stress_thresholds(results: list[dict], data: str, seq_len: int = 64) -> dict[str, list[int | None]]:
@@ -228,11 +228,13 @@ def status_table(status: list[dict]) -> str:
     return "\n".join(lines)
 
 # %% ../nbs/11d_decide.ipynb #dba9f865
-ANCHOR_WORDS = {"differs": ("beats", "is behind"), "same level": ("matches", "matches"), "undecided": ("undecided",) * 2}
+ANCHOR_WORDS = {"differs": ("beats", "is behind"), "same level": ("matches", "matches"),
+                "undecided": ("undecided", "undecided")}
 
 def book_anchor(results: list[dict]) -> list[float]:
     "The book's MHA at nanoGPT's recipe: each seed's last model over the whole last 10 % (nats per character)."
-    rows = sorted((r for r in results if r["experiment"] == "decide anchor" and not r["failure"]), key=lambda r: r["seed"])
+    rows = sorted((r for r in results if r["experiment"] == "decide anchor" and not r["failure"]),
+                  key=lambda r: r["seed"])
     return [(r["post"]["final"]["val_loss"] + r["post"]["final"]["test_loss"]) / 2 for r in rows]   # equal halves
 
 def read_nanogpt(path: str | Path) -> dict[str, list[float]]:

@@ -8,16 +8,16 @@ import functools, json, math, os, statistics
 from pathlib import Path
 from .experiments import RunSpec, register_preset, PRESETS
 from .summary import mean_std, fmt_mean_std, fmt_count
-from .budget import grown_grid, selection_score, argmin_known, ngram_references
+from .budget import grown_grid, selection_score, argmin_known
 from .budget import selections, plot_rates, draw_ngram_levels
-from .stats import welch, holm, interval95
+from .stats import welch, holm, interval95, welch_interval, mann_whitney, ngram_references
 from .tasks import make_task, last10_loss
 
 # %% auto #0
 __all__ = ['RECIPE', 'SWEEP', 'LONG', 'RATES', 'STRESS', 'EXIT_NATS', 'NANOGPT', 'CONFIGS', 'FAMILY', 'SHAKESPEARE_PRESET',
            'shakespeare_configs', 'default_shakespeare_dir', 'unigram_loss', 'stress_failed', 'stress_ladders',
-           'shakespeare_runs', 'mann_whitney', 'welch_interval', 'run_numbers', 'exit_steps', 'chosen_rates',
-           'shakespeare_references', 'status_lines', 'family_tests', 'shakespeare_report', 'plot_shakespeare_curves']
+           'shakespeare_runs', 'run_numbers', 'exit_steps', 'chosen_rates', 'shakespeare_references', 'status_lines',
+           'family_tests', 'shakespeare_report', 'plot_shakespeare_curves']
 
 # %% ../nbs/11b_shakespeare.ipynb #62c6fb3b
 RECIPE = dict(task="shakespeare-char", seq_len=64, batch_size=12, d_model=128, n_heads=4, n_layers=4, d_ff=512,
@@ -112,34 +112,6 @@ def shakespeare_runs(data: str | Path, # input.txt or its folder
                 break
     specs += [row("shakespeare-char long", k, s, longer) for s in seeds[:3] for k in chosen]
     return list({s.run_id: s for s in specs}.values())                          # the anchor may be a recipe row
-
-# %% ../nbs/11b_shakespeare.ipynb #1d79e967
-def mann_whitney(a: list[float], b: list[float]) -> dict:
-    "The exact two-sided Mann-Whitney test: U of `a`, and P(|U - mean| >= observed) over every split of the ranks."
-    import itertools
-    if len(a) < 1 or len(b) < 1:
-        raise ValueError(f"mann_whitney needs one value per group at least, got {len(a)} and {len(b)}")
-    pooled = sorted(a + b)
-    rank = {}
-    for v in set(pooled):                                                        # mid-ranks for ties
-        idx = [i for i, w in enumerate(pooled) if w == v]
-        rank[v] = sum(idx) / len(idx) + 1
-    ranks, na = [rank[v] for v in a + b], len(a)
-    u_of = lambda r_a: sum(r_a) - na * (na + 1) / 2
-    u, mid = u_of(ranks[:na]), na * len(b) / 2
-    splits = [u_of([ranks[i] for i in c]) for c in itertools.combinations(range(len(ranks)), na)]
-    p = sum(abs(s - mid) >= abs(u - mid) - 1e-12 for s in splits) / len(splits)
-    return dict(u=u, p=p, p_min=2 / len(splits) if len(splits) > 1 else 1.0)
-
-def welch_interval(a: list[float], b: list[float]) -> tuple[float, float]:
-    "The 95 % Welch interval of mean(a) - mean(b)."
-    from damcha.budget import t_quantile
-    w = welch(a, b)
-    se = math.sqrt(statistics.variance(a) / len(a) + statistics.variance(b) / len(b))
-    if se == 0:
-        return w["diff"], w["diff"]
-    h = t_quantile(0.975, w["df"]) * se
-    return w["diff"] - h, w["diff"] + h
 
 # %% ../nbs/11b_shakespeare.ipynb #70a81486
 def _rows_of(results: list[dict], exp: str) -> dict[str, list[dict]]:

@@ -9,9 +9,9 @@ from typing import Sequence
 from torch.utils.data import Subset
 
 # %% auto #0
-__all__ = ['VERDICTS', 'beta_inc', 't_two_sided', 't_quantile', 'interval95', 'welch', 'holm', 't_upper', 'welch_interval',
-           'tost', 'verdicts', 'gamma_lower', 'chi2_quantile', 'pooled_sd', 'sd_interval', 'power', 'seeds_for_power',
-           'ngram_bpc', 'ngram_references']
+__all__ = ['VERDICTS', 'beta_inc', 't_two_sided', 't_quantile', 'interval95', 'welch', 'holm', 'mann_whitney', 't_upper',
+           'welch_interval', 'tost', 'verdicts', 'gamma_lower', 'chi2_quantile', 'pooled_sd', 'sd_interval', 'power',
+           'seeds_for_power', 'ngram_bpc', 'ngram_references']
 
 # %% ../nbs/10c_stats.ipynb #2bb76698
 def _beta_cf(a: float, b: float, x: float, eps: float = 1e-15, max_terms: int = 1000) -> float:
@@ -87,6 +87,24 @@ def holm(pvalues: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (len(pvalues) - rank) * pvalues[i]))
         out[i] = running
     return out
+
+# %% ../nbs/10c_stats.ipynb #fa4530b3
+def mann_whitney(a: list[float], b: list[float]) -> dict:
+    "The exact two-sided Mann-Whitney test: U of `a`, and P(|U - mean| >= observed) over every split of the ranks."
+    import itertools
+    if len(a) < 1 or len(b) < 1:
+        raise ValueError(f"mann_whitney needs one value per group at least, got {len(a)} and {len(b)}")
+    pooled = sorted(a + b)
+    rank = {}
+    for v in set(pooled):                                                        # mid-ranks for ties
+        idx = [i for i, w in enumerate(pooled) if w == v]
+        rank[v] = sum(idx) / len(idx) + 1
+    ranks, na = [rank[v] for v in a + b], len(a)
+    u_of = lambda r_a: sum(r_a) - na * (na + 1) / 2
+    u, mid = u_of(ranks[:na]), na * len(b) / 2
+    splits = [u_of([ranks[i] for i in c]) for c in itertools.combinations(range(len(ranks)), na)]
+    p = sum(abs(s - mid) >= abs(u - mid) - 1e-12 for s in splits) / len(splits)
+    return dict(u=u, p=p, p_min=2 / len(splits) if len(splits) > 1 else 1.0)
 
 # %% ../nbs/10c_stats.ipynb #ea36a3ef
 def t_upper(t: float, df: float) -> float:

@@ -4,7 +4,7 @@
 
 # %% ../nbs/09b_train.ipynb #3e2dc53d
 from __future__ import annotations
-import inspect, json, logging, math, os, random, sys, time
+import inspect, json, logging, math, os, random, sys, time, types
 from dataclasses import replace
 from pathlib import Path
 import torch
@@ -288,3 +288,19 @@ _MOVED = {**{n: f"damcha.loop.{n}" for n in _TO_LOOP}, **{n: f"damcha.runs.{n}" 
           "evaluate": "damcha.loop.evaluate_split", "sweep_temporary": "damcha.runs._sweep_temporary",
           "RESUME_FREE": "damcha.runs._RESUME_FREE"}
 __getattr__ = old_names("damcha.train", _MOVED)
+
+# %% ../nbs/09b_train.ipynb #89e743ef
+class _CallableModule(types.ModuleType):
+    "A module that runs its function of the same name when called: `damcha.train(cfg)` is `damcha.train.train(cfg)`."
+    def _function(self):
+        return getattr(self, self.__name__.rsplit(".", 1)[-1])
+
+    def __call__(self, *args, **kwargs):
+        return self._function()(*args, **kwargs)
+
+    @property
+    def __signature__(self):
+        return inspect.signature(self._function())
+
+if __name__ == "damcha.train":                                                   # the module, not this notebook
+    sys.modules[__name__].__class__ = _CallableModule

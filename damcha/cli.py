@@ -43,7 +43,7 @@ def _task_help() -> tuple[str, str]:
     from damcha.tasks import TASKS
     task = "; ".join(f"{t} ({_TASK_HELP.get(t, 'see damcha.tasks')})" for t in TASKS)
     data = "; ".join(f"{t}: {_DATA_HELP.get(t, 'see damcha.tasks')}" for t in TASKS)
-    return task, data
+    return task.replace("%", "%%"), data.replace("%", "%%")           # argparse formats help with %
 
 _HELP = dict(objective="image tasks: classify or reconstruct (masked rows of patches)",
              attention="one of the registry: mha, damcha, dense-mahalanobis, matroidal, talking-heads, dcmha, "
@@ -583,6 +583,7 @@ def _run(argv: list[str] | None) -> int:
             "--seq-len or --batch-size")
         return 2
 
+# %% ../nbs/15_cli.ipynb #3e2a56c1
 _STATE = {"args": None, "said": False, "signals": 0}
 
 def _say_interrupted() -> None:

@@ -289,7 +289,7 @@ _MOVED = {**{n: f"damcha.loop.{n}" for n in _TO_LOOP}, **{n: f"damcha.runs.{n}" 
           "RESUME_FREE": "damcha.runs._RESUME_FREE"}
 __getattr__ = old_names("damcha.train", _MOVED)
 
-# %% ../nbs/09b_train.ipynb #89e743ef
+# %% ../nbs/09b_train.ipynb #07640c6c
 class _CallableModule(types.ModuleType):
     "A module that runs its function of the same name when called: `damcha.train(cfg)` is `damcha.train.train(cfg)`."
     def _function(self):

@@ -583,7 +583,7 @@ def _run(argv: list[str] | None) -> int:
             "--seq-len or --batch-size")
         return 2
 
-# %% ../nbs/15_cli.ipynb #3e2a56c1
+# %% ../nbs/15_cli.ipynb #70c45ff6
 _STATE = {"args": None, "said": False, "signals": 0}
 
 def _say_interrupted() -> None:

@@ -72,7 +72,7 @@ def parse_seeds(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(f"seeds must be distinct integers in [0, {MAX_SEED}], got {text!r}")
     return s
 
-# %% ../nbs/14a_flags.ipynb #b0fe8a1b
+# %% ../nbs/14a_flags.ipynb #2794a2e4
 def parse_finite(text: str) -> float:
     "A float option: `nan` and `inf` parse as floats but configure nothing, so they are refused here."
     try:

@@ -67,7 +67,7 @@ def _check_real(name: str, v, lo: float, hi: float = math.inf, lo_open: bool = F
         left, right = "(" if lo_open else "[", ")" if hi_open or hi == math.inf else "]"
         raise ValueError(f"{name} must be a finite number in {left}{lo}, {hi}{right}, got {v!r}")
 
-# %% ../nbs/09_loop.ipynb #81516390
+# %% ../nbs/09_loop.ipynb #62d2031a
 def _check_config(cfg: TrainConfig):
     "Every value of `cfg` in range; a `ValueError` whose message starts with the first bad field's name."
     choices_of = dict(task=TASKS, objective=("classify", "reconstruct"), attention=tuple(ATTENTIONS),

@@ -124,6 +124,9 @@ def train(cfg: TrainConfig,
           eval_hook=None, # eval_hook(model, task, cfg, device[, split=, step=]) -> {name: number}, into the records
          ) -> dict:
     "Train, evaluate and checkpoint as `cfg` says; returns a summary with the paths and the records written."
+    if not isinstance(cfg, TrainConfig):
+        raise ValueError(f"cfg must be a TrainConfig, got {type(cfg).__name__}")
+    replace(cfg)                                                        # checked again: a field set after construction
     rank, world, device = loop.setup_distributed(cfg.device)
     lock = runs.RunLock(cfg.out) if rank == 0 else None                 # refuses a second process training in `out`
     done = False

@@ -214,7 +214,8 @@ def option_error(where: str, kw: dict, e: Exception, build) -> str:
     return f"{where} {culprit}={kw[culprit]!r}: {msg}"
 
 # %% ../nbs/09_loop.ipynb #90df8f8b
-_SET_BY = {"attn_kwargs": dict(dropout="dropout", own_generator="share_mlp", use_mlp="use_mlp", mlp_hidden="mlp_hidden"),
+_SET_BY = {"attn_kwargs": dict(dropout="dropout", own_generator="share_mlp", use_mlp="use_mlp",
+                               mlp_hidden="mlp_hidden"),
            "generator_kwargs": dict(hidden="mlp_hidden", use_mlp="use_mlp")}
 
 def check_layer_options(cfg) -> tuple[dict, dict]:

@@ -272,7 +272,8 @@ class VisionTransformer(nn.Module):
                  pool: str = "cls", # 'cls' (class token) or 'mean'
                  generator_kwargs: dict | None = None, attn_kwargs: dict | None = None):
         super().__init__()
-        for name, v in dict(image_size=image_size, patch_size=patch_size, in_chans=in_chans, n_classes=n_classes).items():
+        sizes = dict(image_size=image_size, patch_size=patch_size, in_chans=in_chans, n_classes=n_classes)
+        for name, v in sizes.items():
             check_int(name, v)
         if image_size % patch_size:
             raise ValueError(f"image_size={image_size} must be divisible by patch_size={patch_size}")

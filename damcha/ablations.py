@@ -37,7 +37,7 @@ class AblatedGenerator(MetricGenerator):
                  layer_bias_rank: int | None = None, # rank of U, V in the layer bias; None: `rank` if given, else 16
                 ):
         rb = _check_ablations(use_mlp, rank, layer_bias, n_layers, off_diag_mode, parameterization, context,
-                              layer_bias_rank)
+                              layer_bias_rank, prior_std)
         self.rank, self.layer_bias, self.mode, self.n_layers = rank, layer_bias, off_diag_mode, n_layers
         self.layer_bias_rank = rb if layer_bias else None                          # read by the MLP's builder
         super().__init__(d_model, n_heads, hidden, use_mlp, dropout, parameterization, context)
@@ -54,7 +54,7 @@ class AblatedGenerator(MetricGenerator):
 _MODES = ("mlp", "linear_comb", "bayesian", "separate_B")
 
 def _check_ablations(use_mlp, rank, layer_bias, n_layers, off_diag_mode, parameterization, context,
-                     layer_bias_rank) -> int:
+                     layer_bias_rank, prior_std=1.0) -> int:
     "Refuse, by name, ablation options that do not exist or do not combine; returns the layer bias rank (resolved)."
     if off_diag_mode not in _MODES:
         raise ValueError(f"off_diag_mode must be one of {_MODES}, got {off_diag_mode!r}")
@@ -66,6 +66,8 @@ def _check_ablations(use_mlp, rank, layer_bias, n_layers, off_diag_mode, paramet
         layer_bias_rank = rank if rank is not None else 16
     if not isinstance(layer_bias_rank, int) or layer_bias_rank < 1:
         raise ValueError(f"layer_bias_rank must be a positive int, got {layer_bias_rank!r}")
+    if not isinstance(prior_std, (int, float)) or isinstance(prior_std, bool) or not 0 < prior_std < math.inf:
+        raise ValueError(f"prior_std must be a finite number > 0, got {prior_std!r}")
     if n_layers < 1:
         raise ValueError(f"n_layers must be >= 1, got {n_layers}")
     ablated = rank is not None or off_diag_mode != "mlp" or layer_bias

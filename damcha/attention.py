@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from einops import rearrange
-from .metric import head_dim
+from .metric import head_dim, check_bool
 from .generator import MetricGenerator, context
 from .ablations import make_generator, generator_options
 from .contract import (check_tokens, check_padding_mask, check_attn_mask, build_attn_mask, causal_block_mask,
@@ -36,6 +36,7 @@ class DamchaAttention(_LogitsSource, nn.Module):
                 ):
         super().__init__()
         self.dh = head_dim(d_model, n_heads)
+        check_bool("bias", bias), check_bool("use_mlp", use_mlp), check_bool("own_generator", own_generator)
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         positive_int = isinstance(chunk_size, int) and not isinstance(chunk_size, bool) and chunk_size >= 1
@@ -88,7 +89,8 @@ def _own_queries(self: DamchaAttention, x: Tensor, pm: Tensor | None, causal: bo
                          f"metrics of shape (B, H, dh, dh) = ({B}, {self.n_heads}, {self.dh}, {self.dh}) "
                          "or (B, T, H, dh, dh)")
     c = context(x, causal, pm) if cache is None else cached_context(x, cache)  # (B, D) or (B, T, D)
-    self._last_context = (c[:, -1] if causal else c).detach()                  # (B, D): the final prefix if causal
+    if not causal or c.shape[1]:                                               # T = 0 causal: no prefix to keep
+        self._last_context = (c[:, -1] if causal else c).detach()              # (B, D): the final prefix if causal
     if causal and self.chunk_size is not None:                                 # per-query metrics, chunk by chunk
         xh = rearrange(x, 'b t (h d) -> b t h d', h=self.n_heads)              # (B, T, H, dh)
         q = self.generator.head_queries(xh, c, chunk_size=self.query_chunk())  # (B, T, H, dh)

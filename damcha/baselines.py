@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from einops import rearrange
-from .metric import head_dim
+from .metric import head_dim, check_bool
 from .contract import (check_attn_mask, build_attn_mask, causal_block_mask, extend_cache, prepare_call, sdpa_attend,
                              zero_padded_queries, attention_mask, masked_softmax, visible_keys)
 from .contract import LogitsSource, keep_logits, keep_scores
@@ -47,6 +47,7 @@ class MultiHeadAttention(LogitsSource, nn.Module):
         self.dh = head_dim(d_model, n_heads)
         qk = d_model if qk_dim is None else qk_dim
         head_dim(qk, n_heads, "qk_dim")
+        check_bool("bias", bias), check_bool("tie_qk", tie_qk)
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         self.d_model, self.n_heads, self.dropout = d_model, n_heads, dropout

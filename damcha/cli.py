@@ -6,8 +6,8 @@
 from __future__ import annotations
 import argparse, contextlib, dataclasses, json, math, os, re, sys
 from pathlib import Path
-from .flags import OneLineParser, check_options, check_out, one_line, option_error
-from .flags import parse_finite, parse_kv, parse_seeds, parse_threads, parse_widths, spell_flags
+from .flags import OneLineParser, check_out, one_line
+from .flags import parse_finite, parse_int, parse_kv, parse_seeds, parse_threads, parse_widths, spell_flags
 
 # %% auto #0
 __all__ = ['main']
@@ -43,7 +43,7 @@ def _task_help() -> tuple[str, str]:
     from damcha.tasks import TASKS
     task = "; ".join(f"{t} ({_TASK_HELP.get(t, 'see damcha.tasks')})" for t in TASKS)
     data = "; ".join(f"{t}: {_DATA_HELP.get(t, 'see damcha.tasks')}" for t in TASKS)
-    return task, data
+    return task.replace("%", "%%"), data.replace("%", "%%")           # argparse formats help with %
 
 _HELP = dict(objective="image tasks: classify or reconstruct (masked rows of patches)",
              attention="one of the registry: mha, damcha, dense-mahalanobis, matroidal, talking-heads, dcmha, "
@@ -81,11 +81,11 @@ def _train_parser(sub) -> argparse.ArgumentParser:
         elif f.name == "out":
             p.add_argument(flag, default=None, help=_HELP["out"])
         elif f.name == "warmup":
-            p.add_argument(flag, type=int, default=None, metavar="WARMUP", help=_HELP["warmup"])
+            p.add_argument(flag, type=parse_int, default=None, metavar="WARMUP", help=_HELP["warmup"])
         elif isinstance(default, bool):
             p.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=helps.get(f.name))
         else:
-            typ = {int: int, float: parse_finite}.get(type(default), str)
+            typ = {int: parse_int, float: parse_finite}.get(type(default), str)
             p.add_argument(flag, type=typ, default=default, help=helps.get(f.name), metavar=f.name.upper())
     p.add_argument("--threads", type=parse_threads, default=None,
                    help="CPU threads for torch (default: torch's choice); losses can differ in their last digits with "
@@ -144,38 +144,20 @@ def _run_kind(task: str, objective: str) -> str:
         return "reconstruct" if objective == "reconstruct" else "classify"
     return "seq2seq" if task in SEQ2SEQ_TASKS else "lm"
 
-_DOWNLOADS = ("ptb-char", "enwik8", "text8", "cifar10", "cifar100", "mnist")
-
 def _applies() -> list[tuple[str, str, object]]:
-    "(option, what it applies to, test of a run's configuration) for every option that applies to some runs only."
-    from damcha.tasks import IMAGE_TASKS, SEQ2SEQ_TASKS
-    texts = ", ".join(_CHAR_TASKS + SEQ2SEQ_TASKS)
+    "(option, what it applies to, test of a run's configuration) for the score options, which apply to some runs only."
     scored = lambda c: _run_kind(c.task, c.objective) in ("seq2seq", "reconstruct")
-    return [("objective", f"the image tasks ({', '.join(IMAGE_TASKS)})", lambda c: c.task in IMAGE_TASKS),
-            ("mask_rows", "--objective reconstruct", lambda c: c.objective == "reconstruct"),
-            ("seq_len", f"the text and source-conditioned tasks ({texts})",
-             lambda c: c.task in _CHAR_TASKS + SEQ2SEQ_TASKS),
-            ("tokenizer", f"the source-conditioned tasks ({', '.join(SEQ2SEQ_TASKS)})",
-             lambda c: c.task in SEQ2SEQ_TASKS),
-            ("bpe_vocab", "--tokenizer bpe", lambda c: c.task in SEQ2SEQ_TASKS and c.tokenizer == "bpe"),
-            ("data", "the tasks that read files (all but recall and digits)",
-             lambda c: c.task not in ("recall", "digits")),
-            ("download", f"the tasks that can fetch their files ({', '.join(_DOWNLOADS)})",
-             lambda c: c.task in _DOWNLOADS),
-            ("generator_kwargs", "--attention damcha", lambda c: c.attention == "damcha"),
-            ("eval_n", "source-conditioned text and image reconstruction runs", scored),
+    return [("eval_n", "source-conditioned text and image reconstruction runs", scored),
             ("scores_every", "source-conditioned text and image reconstruction runs", scored),
             ("bart", "source-conditioned text runs", lambda c: _run_kind(c.task, c.objective) == "seq2seq")]
 
 def _check_applies_train(args, cfg) -> None:
-    "One rule: an option given a value other than its default, on a run it does not apply to, is an error."
+    "The configuration's rule (chapter 09's `APPLIES`) for the score options: a value given on a run they do not fit."
     defaults = {a.dest: a.default for a in args.parser._actions}
-    what_run = lambda name: (f"--attention {cfg.attention}" if name == "generator_kwargs" else
-                             f"--task {cfg.task}" + (f" --tokenizer {cfg.tokenizer}" if name == "bpe_vocab" else "")
-                             + (f" ({_run_kind(cfg.task, cfg.objective)})" if name in _SCORE_FLAGS else ""))
     for name, what, test in _applies():
         if getattr(args, name) != defaults[name] and not test(cfg):
-            raise ValueError(f"{_train_flag(name)} applies to {what}, not {what_run(name)}")
+            raise ValueError(f"{_train_flag(name)} applies to {what}, not --task {cfg.task} "
+                             f"({_run_kind(cfg.task, cfg.objective)})")
     given = [flag for name, flag in _SCORE_FLAGS.items() if getattr(args, name) is not None]
     if given and args.scores == "off":
         raise ValueError(f"{given[0]} applies with --scores auto, not off")
@@ -201,35 +183,13 @@ def _train_hook(args, cfg):
     return score_hook(cfg.task, cfg.objective, log=say, **opts)
 
 # %% ../nbs/15_cli.ipynb #c1a0b004
-_SET_BY = {"--attn-kw": dict(dropout="--dropout", own_generator="--share-mlp / --no-share-mlp",
-                             use_mlp="--use-mlp / --no-use-mlp", mlp_hidden="--mlp-hidden"),
-           "--generator-kw": dict(hidden="--mlp-hidden", use_mlp="--use-mlp / --no-use-mlp")}
-
-def _check_model(cfg) -> tuple[dict, dict]:
-    "Build one layer of the stack `cfg` asks for (on the meta device when it can): option errors before any data."
-    import torch
-    from damcha.ablations import AblatedGenerator
-    from damcha.models import Stack, attention_class
-    damcha = cfg.attention == "damcha"                                  # its **kwargs are generator options
-    att = check_options(cfg.attn_kwargs, attention_class(cfg.attention), "--attn-kw", strict=damcha,
-                        set_by=_SET_BY["--attn-kw"])
-    gen = {}
-    if damcha:
-        gen = check_options(cfg.generator_kwargs, AblatedGenerator, "--generator-kw", set_by=_SET_BY["--generator-kw"])
-    sizes = (cfg.d_model, cfg.n_heads, 1, cfg.d_ff, cfg.attention, cfg.share_mlp, cfg.use_mlp, cfg.mlp_hidden,
-             cfg.dropout)
-    def build(gkw, akw):
-        try:
-            with torch.device("meta"):                                           # no memory, no initialisation
-                Stack(*sizes, dict(gkw) or None, dict(akw) or None)
-        except (NotImplementedError, RuntimeError):                              # a layer that needs real numbers
-            Stack(*sizes, dict(gkw) or None, dict(akw) or None)
-    for flag, kw, one in (("--generator-kw", gen, lambda d: build(d, {})), ("--attn-kw", att, lambda d: build(gen, d))):
-        try:
-            one(kw)
-        except (ValueError, TypeError) as e:
-            raise ValueError(option_error(flag, kw, e, one)) from None
-    return att, gen
+def _spell(e: Exception, names: dict[str, str]) -> str:
+    "A configuration error spelt as flags: `attn_kwargs KEY` as `--attn-kw KEY`, a setting in backquotes as its flag."
+    msg = one_line(e)
+    m = re.match(r"(attn_kwargs|generator_kwargs)(?= \w+[:=])", msg)                      # a key named: keep it
+    if m is None:
+        return spell_flags(msg, names)
+    return names[m[1]] + re.sub(r"`(\w+)`", lambda k: names.get(k[1], k[0]), msg[len(m[1]):])
 
 # %% ../nbs/15_cli.ipynb #c1a0b005
 @contextlib.contextmanager
@@ -285,10 +245,8 @@ def _cmd_train(args) -> int:
         cfg = TrainConfig(**kw)
         resolve_device(cfg.device)
     except ValueError as e:
-        raise ValueError(spell_flags(e, names)) from None
+        raise ValueError(_spell(e, names)) from None
     _check_applies_train(args, cfg)
-    att, gen = _check_model(cfg)
-    cfg = dataclasses.replace(cfg, attn_kwargs=att, generator_kwargs=gen)
     hook = _train_hook(args, cfg)
     if int(os.environ.get("RANK", "0")) == 0:                            # one process of a torchrun job checks
         check_out(cfg.out)
@@ -306,7 +264,7 @@ def _cmd_train(args) -> int:
         where = "--tokenizer bpe" if cfg.tokenizer == "bpe" and "tokenizers" in str(e) else f"--task {cfg.task}"
         raise ValueError(f"{where}: {one_line(e)}") from None
     except (ValueError, OSError) as e:                                   # OSError: data not found, named as data=
-        raise ValueError(spell_flags(e, names)) from None
+        raise ValueError(_spell(e, names)) from None
     if res["rank"] == 0:
         _summary(res, cfg)
     return 0
@@ -593,9 +551,8 @@ def _cmd_evaluate(args) -> int:
     return 0
 
 # %% ../nbs/15_cli.ipynb #f83a52a5
-def main(argv: list[str] | None = None) -> int:
-    "The `damcha` command: `damcha train ...`, `damcha evaluate ...`, `damcha compare ...`, `damcha bench ...`."
-    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")                  # huge pages for large CPU tensors (chapter 12)
+def _run(argv: list[str] | None) -> int:
+    "The `damcha` command's work: the parser, then the subcommand; its exceptions as one line and an exit status."
     parser = OneLineParser(prog="damcha",
                      description="Data-Adaptive Mahalanobis Cross-Head Attention: train, evaluate and measure.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -603,7 +560,7 @@ def main(argv: list[str] | None = None) -> int:
     _evaluate_parser(sub)
     _compare_parser(sub)
     _bench_parser(sub)
-    args = parser.parse_args(argv)
+    args = _STATE["args"] = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
@@ -625,9 +582,44 @@ def main(argv: list[str] | None = None) -> int:
         say(f"error: out of memory{need}: make the run smaller with --d-model, --mlp-hidden, --n-layers, --d-ff, "
             "--seq-len or --batch-size")
         return 2
-    except KeyboardInterrupt:
-        say("interrupted" + (f"; {args.continue_with}" if getattr(args, "continue_with", None) else ""))
+
+# %% ../nbs/15_cli.ipynb #70c45ff6
+_STATE = {"args": None, "said": False, "signals": 0}
+
+def _say_interrupted() -> None:
+    "The one line an interruption gets, once: the command, and how to continue where there is a way."
+    if not _STATE["said"]:
+        args = _STATE["args"]
+        command, more = getattr(args, "command", None), getattr(args, "continue_with", None)
+        print(f"damcha{' ' + command if command else ''}: interrupted" + (f"; {more}" if more else ""),
+              file=sys.stderr, flush=True)
+        _STATE["said"] = True
+
+def _on_sigint(signum, frame):
+    "Ctrl-C: the first raises KeyboardInterrupt (`main` says one line); a second ends the process at once, quietly."
+    _STATE["signals"] += 1
+    if _STATE["signals"] == 1:
+        raise KeyboardInterrupt
+    _say_interrupted()
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    os._exit(130)                                                       # no exit hooks left to print a traceback
+
+def main(argv: list[str] | None = None) -> int:
+    "The `damcha` command: `damcha train ...`, `damcha evaluate ...`, `damcha compare ...`, `damcha bench ...`."
+    import signal, threading
+    _STATE.update(args=None, said=False, signals=0)
+    own = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGINT, _on_sigint) if own else None  # before the heavy imports
+    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")                  # huge pages for large CPU tensors (chapter 12)
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:                                           # at any moment: imports, parsing, work
+        _say_interrupted()
         return 130
+    finally:
+        if own and argv is not None:                                    # a caller's own handler back; the command
+            signal.signal(signal.SIGINT, before)                        # keeps its own until the process exits
 
 if __name__ == "__main__" and "__file__" in globals():          # `python -m damcha.cli` (torchrun); not in the notebook
     sys.exit(main())

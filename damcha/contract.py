@@ -33,6 +33,9 @@ def check_attn_mask(mask: Tensor, B: int, H: int, T: int) -> Tensor:
         raise ValueError(f"mask must have shape {shapes} (leading sizes may be 1), got {tuple(mask.shape)}")
     if m.is_complex():
         raise ValueError(f"mask must be bool, integer or floating, got dtype {m.dtype}")
+    if m.is_floating_point() and bool(m.isnan().any()):
+        raise ValueError("mask holds NaN: a float mask is added to the logits (0 visible, -inf hidden), "
+                         "so a NaN would make its rows' weights NaN")
     if m.dtype == torch.bool or m.is_floating_point():
         return m
     return m != 0

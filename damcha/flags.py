@@ -4,12 +4,12 @@
 
 # %% ../nbs/14a_flags.ipynb #53cad973
 from __future__ import annotations
-import argparse, contextlib, inspect, json, math, os, re, tempfile
+import argparse, contextlib, json, math, os, re, tempfile
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['one_line', 'OneLineParser', 'parse_kv', 'parse_ints', 'parse_widths', 'parse_seeds', 'parse_finite', 'parse_threads',
-           'spell_flags', 'check_out', 'named_params', 'check_value', 'check_options', 'option_error']
+__all__ = ['one_line', 'OneLineParser', 'parse_kv', 'parse_ints', 'parse_int', 'parse_widths', 'parse_seeds', 'parse_finite',
+           'parse_threads', 'spell_flags', 'check_out']
 
 # %% ../nbs/14a_flags.ipynb #4d680006
 def one_line(e: BaseException | str) -> str:
@@ -46,6 +46,17 @@ def parse_ints(text: str, example: str) -> tuple[int, ...]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers such as {example}, got {text!r}") from None
 
+def parse_int(text: str) -> int:
+    "An integer option, at most the training loop's `MAX_INT` in size: `--steps 99999999999999999999999` is a typo."
+    from damcha.loop import MAX_INT
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if abs(v) > MAX_INT:
+        raise argparse.ArgumentTypeError(f"{text} is out of range (at most {MAX_INT})")
+    return v
+
 def parse_widths(text: str) -> tuple[int, ...]:
     "Hidden widths such as `128,256`, each positive."
     w = parse_ints(text, "128,256")
@@ -61,6 +72,7 @@ def parse_seeds(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(f"seeds must be distinct integers in [0, {MAX_SEED}], got {text!r}")
     return s
 
+# %% ../nbs/14a_flags.ipynb #2794a2e4
 def parse_finite(text: str) -> float:
     "A float option: `nan` and `inf` parse as floats but configure nothing, so they are refused here."
     try:
@@ -117,72 +129,3 @@ def check_out(path: str | Path, flag: str = "--out") -> None:
         for d in reversed(created):
             with contextlib.suppress(OSError):
                 d.rmdir()
-
-# %% ../nbs/14a_flags.ipynb #ae043383
-def named_params(cls: type) -> tuple[dict, bool]:
-    "The named keywords of `cls` and of the classes its **kwargs reach along the MRO; and whether some stay open."
-    out, open_ = {}, False
-    for k in cls.__mro__:
-        init = k.__dict__.get("__init__")
-        if init is None or k is object:
-            continue
-        params = inspect.signature(init).parameters.values()
-        for p in params:
-            if p.name not in ("self", "d_model", "n_heads") and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
-                out.setdefault(p.name, p)
-        open_ = any(p.kind == p.VAR_KEYWORD for p in params)
-        if not open_ or k.__module__.startswith("torch"):
-            break
-    return out, open_ and not out
-
-def check_value(flag: str, key: str, value, param: inspect.Parameter):
-    "`value` checked against the option's annotation: booleans strictly (true/false/1/0), numbers not as strings."
-    ann = param.annotation if isinstance(param.annotation, str) else getattr(param.annotation, "__name__", "")
-    words = set(re.findall(r"\w+", ann)) | ({type(param.default).__name__} if param.default is not None else set())
-    if words & {"bool"} and not words & {"int", "str", "float", "Sequence", "tuple", "list"}:
-        if isinstance(value, bool) or (type(value) is int and value in (0, 1)):
-            return bool(value)
-        raise ValueError(f"{flag} {key}={value}: expected a boolean (True, False, true, false, 1 or 0)")
-    if isinstance(value, bool) and "bool" not in words:
-        raise ValueError(f"{flag} {key}={value}: not a boolean option ({ann or 'see its help'})")
-    if isinstance(value, str) and words & {"int", "float"} and not words & {"str"}:
-        raise ValueError(f"{flag} {key}={value}: expected a number")
-    return value
-
-# %% ../nbs/14a_flags.ipynb #8d655a63
-def check_options(kw: dict, cls: type, flag: str, strict: bool = False, set_by: dict | None = None) -> dict:
-    """Every key of `kw` a named keyword of `cls` and none of `set_by` (key -> the option that sets it); returns `kw`
-    with typed values. A class with open keywords is left to its constructor unless `strict`."""
-    params, open_ = named_params(cls)
-    set_by = set_by or {}
-    for k in kw:
-        if k in set_by and (k in params or open_):
-            raise ValueError(f"{flag} {k}: set by {set_by[k]}, which the model builder passes itself; "
-                             f"use that option instead")
-    if open_ and not strict:
-        return dict(kw)
-    unknown = [k for k in kw if k not in params]
-    if unknown:
-        name = unknown[0]
-        raise ValueError(f"{flag} {name}: {cls.__name__} has no option {name!r}; it takes {', '.join(params)}")
-    return {k: check_value(flag, k, v, params[k]) for k, v in kw.items()}
-
-def option_error(flag: str, kw: dict, e: Exception, build) -> str:
-    "The one-line error of a build that failed on the options `kw` of `flag`: the culprit key named where it can be."
-    msg = one_line(e)
-    culprit = next((k for k in kw if re.search(rf"\b{re.escape(k)}\b", msg)), None)
-    for k in kw if culprit is None and len(kw) > 1 else ():
-        try:
-            build({k: kw[k]})
-        except (ValueError, TypeError):
-            culprit = k
-            break
-    culprit = culprit or (next(iter(kw)) if len(kw) == 1 else None)
-    if culprit is None:
-        return f"{flag}: {msg}"
-    if "multiple values for keyword argument" in msg:
-        return f"{flag} {culprit}: set by the model itself (it depends on --attention); leave it out"
-    m = re.match(r"(\w+) (must|applies)", msg)
-    if m and m.group(1) not in kw:                                     # an inner parameter's name: say the option's
-        msg = culprit + msg[len(m.group(1)):]
-    return f"{flag} {culprit}={kw[culprit]!r}: {msg}"

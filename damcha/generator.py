@@ -34,6 +34,7 @@ class MetricGenerator(nn.Module):
                 ):
         super().__init__()
         self.dh = head_dim(d_model, n_heads)
+        hidden = _check_hidden(hidden)
         self.d_model, self.n_heads = d_model, n_heads
         _check_generator_options(use_mlp, parameterization, context)
         self._init_kw = dict(hidden=tuple(hidden), use_mlp=use_mlp, dropout=dropout, context=context)
@@ -54,6 +55,16 @@ _PARAMETERIZATIONS = ("full", "rowsum")
 _CONTEXTS = ("full", "head-local")
 _ABLATION_OPTIONS = ("rank", "layer_bias", "n_layers", "off_diag_mode", "prior_std", "layer_bias_rank")
 _ABLATED = {}                                                                      # filled by register_ablated
+
+def _check_hidden(hidden, name: str = "hidden") -> tuple[int, ...]:
+    "The hidden widths as a tuple, each an int >= 1 (a zero width would build an empty layer)."
+    try:
+        hidden = tuple(hidden)
+    except TypeError:
+        raise ValueError(f"{name} must be a sequence of ints >= 1, got {hidden!r}") from None
+    if not all(isinstance(w, int) and not isinstance(w, bool) and w >= 1 for w in hidden):
+        raise ValueError(f"{name} must be a sequence of ints >= 1, got {hidden!r}")
+    return hidden
 
 def _check_generator_options(use_mlp, parameterization, context):
     "Refuse, by name, options that do not exist or do not combine."

@@ -5,7 +5,8 @@
 # %% ../nbs/09_loop.ipynb #7e365fb9
 from __future__ import annotations
 import contextlib, math, os
-from dataclasses import dataclass, field, asdict, replace
+import inspect, re
+from dataclasses import MISSING, dataclass, field, asdict, replace
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -16,11 +17,12 @@ from .generator import MetricGenerator, param_groups, clip_grad_norm_, metric_pa
 from .matroid import MatroidalMetric, DenseMetric
 from .contract import recording_logits, masked_weights
 from .models import ATTENTIONS, Decoder, VisionTransformer, param_counts
-from .tasks import Task, TASKS as DATA_TASKS, CHAR_TASKS
+from .tasks import Task, TASKS as DATA_TASKS, CHAR_TASKS, IMAGE_TASKS, SEQ2SEQ_TASKS
 from .images import PatchReconstructor, row_mask, masked_patch_mse, patchify
 
 # %% auto #0
-__all__ = ['TASKS', 'MAX_SEED', 'tiny_train', 'default_warmup', 'TrainConfig', 'config_dict', 'resolve_device',
+__all__ = ['TASKS', 'MAX_SEED', 'MAX_INT', 'APPLIES', 'tiny_train', 'default_warmup', 'named_params', 'check_value',
+           'check_options', 'option_error', 'check_layer_options', 'TrainConfig', 'config_dict', 'resolve_device',
            'setup_distributed', 'autocast_for', 'stress', 'distribute', 'build_model', 'model_params',
            'attention_flops_per_token', 'step_generator', 'train_batch', 'eval_batches', 'aux_loss', 'lr_at',
            'make_optimizer', 'set_lr', 'train_step', 'evaluate_split', 'AttentionMonitor', 'grad_norm_stats',
@@ -47,6 +49,8 @@ _POSITIVE_INTS = ("d_model", "n_heads", "n_layers", "d_ff", "seq_len", "steps", 
                   "eval_batches", "log_every", "bpe_vocab")
 
 MAX_SEED = 2 ** 31 - 1 # the largest seed: `step_generator`'s seed arithmetic stays within 64 bits
+MAX_INT = 2 ** 31 - 1 # the largest count a setting takes (steps, widths, batches): a larger one is a typo
+_BOOL_FIELDS = ("share_mlp", "use_mlp", "amp", "amp_cpu", "compile", "download", "resume", "progress")
 
 def default_warmup(steps: int) -> int:
     "The warm-up a run gets when it names none: a tenth of the run, at most 50 steps (runs of 500 steps or more: 50)."
@@ -63,6 +67,7 @@ def _check_real(name: str, v, lo: float, hi: float = math.inf, lo_open: bool = F
         left, right = "(" if lo_open else "[", ")" if hi_open or hi == math.inf else "]"
         raise ValueError(f"{name} must be a finite number in {left}{lo}, {hi}{right}, got {v!r}")
 
+# %% ../nbs/09_loop.ipynb #62d2031a
 def _check_config(cfg: TrainConfig):
     "Every value of `cfg` in range; a `ValueError` whose message starts with the first bad field's name."
     choices_of = dict(task=TASKS, objective=("classify", "reconstruct"), attention=tuple(ATTENTIONS),
@@ -71,14 +76,19 @@ def _check_config(cfg: TrainConfig):
         if getattr(cfg, name) not in choices:
             raise ValueError(f"{name} must be one of {', '.join(choices)}, got {getattr(cfg, name)!r}")
     for name in _POSITIVE_INTS:
-        if not _is_int(getattr(cfg, name)) or getattr(cfg, name) < 1:
-            raise ValueError(f"{name} must be a positive integer, got {getattr(cfg, name)!r}")
+        if not _is_int(getattr(cfg, name)) or not 1 <= getattr(cfg, name) <= MAX_INT:
+            raise ValueError(f"{name} must be a positive integer (at most {MAX_INT}), got {getattr(cfg, name)!r}")
     for name in ("mask_rows",) + (() if cfg.warmup is None else ("warmup",)):
-        if not _is_int(getattr(cfg, name)) or getattr(cfg, name) < 0:
-            raise ValueError(f"{name} must be an integer >= 0, got {getattr(cfg, name)!r}")
+        if not _is_int(getattr(cfg, name)) or not 0 <= getattr(cfg, name) <= MAX_INT:
+            raise ValueError(f"{name} must be an integer >= 0 (at most {MAX_INT}), got {getattr(cfg, name)!r}")
+    for name in _BOOL_FIELDS:
+        if not isinstance(getattr(cfg, name), bool):
+            raise ValueError(f"{name} must be True or False, got {getattr(cfg, name)!r}")
+    if not isinstance(cfg.out, str) or not cfg.out.strip():
+        raise ValueError(f"out must name a directory, got {cfg.out!r}")
     if not _is_int(cfg.seed) or not 0 <= cfg.seed <= MAX_SEED:
         raise ValueError(f"seed must be an integer in [0, {MAX_SEED}], got {cfg.seed!r}")
-    if not all(_is_int(h) and h >= 1 for h in cfg.mlp_hidden):
+    if not all(_is_int(h) and 1 <= h <= MAX_INT for h in cfg.mlp_hidden):
         raise ValueError(f"mlp_hidden must be positive integers, got {cfg.mlp_hidden!r}")
     if cfg.d_model % cfg.n_heads:
         raise ValueError(f"d_model={cfg.d_model} must be divisible by n_heads={cfg.n_heads}")
@@ -101,6 +111,138 @@ def _check_config(cfg: TrainConfig):
     for name in ("attn_kwargs", "generator_kwargs"):
         if not isinstance(getattr(cfg, name), dict):
             raise ValueError(f"{name} must be a dict, got {getattr(cfg, name)!r}")
+    _check_applies(cfg)
+
+# %% ../nbs/09_loop.ipynb #14063be8
+_DOWNLOADS = ("ptb-char", "enwik8", "text8", "cifar10", "cifar100", "mnist")
+_READS_FILES = tuple(t for t in TASKS if t not in ("recall", "digits"))
+_TEXTS = CHAR_TASKS + SEQ2SEQ_TASKS
+APPLIES = [  # (setting, what it applies to, the test of a configuration)
+    ("objective", f"the image tasks ({', '.join(IMAGE_TASKS)})", lambda c: c.task in IMAGE_TASKS),
+    ("mask_rows", "objective=reconstruct", lambda c: c.objective == "reconstruct"),
+    ("seq_len", f"the text and source-conditioned tasks ({', '.join(_TEXTS)})", lambda c: c.task in _TEXTS),
+    ("tokenizer", f"the source-conditioned tasks ({', '.join(SEQ2SEQ_TASKS)})", lambda c: c.task in SEQ2SEQ_TASKS),
+    ("bpe_vocab", "tokenizer=bpe", lambda c: c.task in SEQ2SEQ_TASKS and c.tokenizer == "bpe"),
+    ("data", f"the tasks that read files ({', '.join(_READS_FILES)})", lambda c: c.task in _READS_FILES),
+    ("download", f"the tasks that can fetch their files ({', '.join(_DOWNLOADS)})", lambda c: c.task in _DOWNLOADS),
+    ("generator_kwargs", "attention=damcha", lambda c: c.attention == "damcha")]
+
+def _check_applies(cfg: TrainConfig):
+    "A `ValueError` naming the first setting that differs from its default on a run it does not apply to."
+    defaults = TrainConfig.__dataclass_fields__
+    for name, what, test in APPLIES:
+        f = defaults[name]
+        default = f.default_factory() if f.default_factory is not MISSING else f.default
+        if getattr(cfg, name) != default and not test(cfg):
+            run = {"mask_rows": f"objective={cfg.objective}", "generator_kwargs": f"attention={cfg.attention}",
+                   "bpe_vocab": f"task={cfg.task} with tokenizer={cfg.tokenizer}"}.get(name, f"task={cfg.task}")
+            raise ValueError(f"{name} applies to {what}, not to {run}")
+
+# %% ../nbs/09_loop.ipynb #7b47135f
+def named_params(cls: type) -> tuple[dict, bool]:
+    "The named keywords of `cls` and of the classes its **kwargs reach along the MRO; and whether some stay open."
+    out, open_ = {}, False
+    for k in cls.__mro__:
+        init = k.__dict__.get("__init__")
+        if init is None or k is object:
+            continue
+        params = inspect.signature(init).parameters.values()
+        for p in params:
+            if p.name not in ("self", "d_model", "n_heads") and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+                out.setdefault(p.name, p)
+        open_ = any(p.kind == p.VAR_KEYWORD for p in params)
+        if not open_ or k.__module__.startswith("torch"):
+            break
+    return out, open_ and not out
+
+def check_value(where: str, key: str, value, param: inspect.Parameter):
+    "`value` checked against the option's annotation: booleans strictly (True/False/1/0), numbers finite and not words."
+    ann = param.annotation if isinstance(param.annotation, str) else getattr(param.annotation, "__name__", "")
+    words = set(re.findall(r"\w+", ann)) | ({type(param.default).__name__} if param.default is not None else set())
+    say = f"{where} {key}={value!r}:"
+    if words & {"bool"} and not words & {"int", "str", "float", "Sequence", "tuple", "list"}:
+        if isinstance(value, bool) or (type(value) is int and value in (0, 1)):
+            return bool(value)
+        raise ValueError(f"{say} expected a boolean (True, False, 1 or 0)")
+    if isinstance(value, bool) and "bool" not in words:
+        raise ValueError(f"{say} not a boolean option ({ann or 'see its help'})")
+    number = words & {"int", "float"} and not words & {"str", "Sequence", "tuple", "list", "dict"}
+    if number and not isinstance(value, (int, float)) and value is not None:
+        raise ValueError(f"{say} expected a number ({ann})")
+    if number and isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{say} expected a finite number")
+    if number and isinstance(value, float) and "float" not in words:
+        raise ValueError(f"{say} expected an integer ({ann})")
+    return value
+
+# %% ../nbs/09_loop.ipynb #aea255a5
+def check_options(kw: dict, cls: type, where: str, strict: bool = False, set_by: dict | None = None) -> dict:
+    """Every key of `kw` a named keyword of `cls` and none of `set_by` (key -> the setting that sets it); returns `kw`
+    with typed values. A class with open keywords is left to its constructor unless `strict`."""
+    params, open_ = named_params(cls)
+    set_by = set_by or {}
+    for k in kw:
+        if k in set_by and (k in params or open_):
+            raise ValueError(f"{where} {k}: set by `{set_by[k]}`, which the model builder passes itself; "
+                             f"use that setting instead")
+    if open_ and not strict:
+        return dict(kw)
+    unknown = [k for k in kw if k not in params]
+    if unknown:
+        name = unknown[0]
+        raise ValueError(f"{where} {name}: {cls.__name__} has no option {name!r}; it takes {', '.join(params)}")
+    return {k: check_value(where, k, v, params[k]) for k, v in kw.items()}
+
+def option_error(where: str, kw: dict, e: Exception, build) -> str:
+    "The one-line error of a build that failed on the options `kw` of `where`: the culprit key named where it can be."
+    msg = " ".join(str(e).split())
+    culprit = next((k for k in kw if re.search(rf"\b{re.escape(k)}\b", msg)), None)
+    for k in kw if culprit is None and len(kw) > 1 else ():
+        try:
+            build({k: kw[k]})
+        except (ValueError, TypeError):
+            culprit = k
+            break
+    culprit = culprit or (next(iter(kw)) if len(kw) == 1 else None)
+    if culprit is None:
+        return f"{where}: {msg}"
+    if "multiple values for keyword argument" in msg:
+        return f"{where} {culprit}: set by the model itself (it depends on `attention`); leave it out"
+    m = re.match(r"(\w+) (must|applies)", msg)
+    if m and m.group(1) not in kw:                                     # an inner parameter's name: say the option's
+        msg = culprit + msg[len(m.group(1)):]
+    return f"{where} {culprit}={kw[culprit]!r}: {msg}"
+
+# %% ../nbs/09_loop.ipynb #90df8f8b
+_SET_BY = {"attn_kwargs": dict(dropout="dropout", own_generator="share_mlp", use_mlp="use_mlp",
+                               mlp_hidden="mlp_hidden"),
+           "generator_kwargs": dict(hidden="mlp_hidden", use_mlp="use_mlp")}
+
+def check_layer_options(cfg) -> tuple[dict, dict]:
+    "`cfg`'s attn_kwargs and generator_kwargs, typed and tried on one layer of its stack; a ValueError naming the key."
+    from damcha.ablations import AblatedGenerator
+    from damcha.models import Stack, attention_class
+    damcha = cfg.attention == "damcha"                                  # its **kwargs are generator options
+    att = check_options(cfg.attn_kwargs, attention_class(cfg.attention), "attn_kwargs", strict=damcha,
+                        set_by=_SET_BY["attn_kwargs"])
+    gen = dict(cfg.generator_kwargs)
+    if damcha:
+        gen = check_options(gen, AblatedGenerator, "generator_kwargs", set_by=_SET_BY["generator_kwargs"])
+    sizes = (cfg.d_model, cfg.n_heads, 1, cfg.d_ff, cfg.attention, cfg.share_mlp, cfg.use_mlp, cfg.mlp_hidden,
+             cfg.dropout)
+    def build(gkw, akw):
+        try:
+            with torch.device("meta"):                                           # no memory, no initialisation
+                Stack(*sizes, dict(gkw) or None, dict(akw) or None)
+        except (NotImplementedError, RuntimeError):                              # a layer that needs real numbers
+            Stack(*sizes, dict(gkw) or None, dict(akw) or None)
+    for where, kw, one in (("generator_kwargs", gen, lambda d: build(d, {})),
+                           ("attn_kwargs", att, lambda d: build(gen, d))):
+        try:
+            one(kw)
+        except (ValueError, TypeError) as e:
+            raise ValueError(option_error(where, kw, e, one)) from None
+    return att, gen
 
 # %% ../nbs/09_loop.ipynb #2b30a3ff
 @dataclass
@@ -154,6 +296,7 @@ class TrainConfig:
         except TypeError:
             raise ValueError(f"mlp_hidden must be a sequence of positive integers, got {self.mlp_hidden!r}") from None
         _check_config(self)
+        self.attn_kwargs, self.generator_kwargs = check_layer_options(self)
 
     @property
     def warmup_steps(self) -> int:

@@ -392,6 +392,10 @@ class MahalanobisAttention(LogitsSource, nn.Module):
             raise ValueError(f"m (edges per head) applies to metric='matroidal' only, got m={m}")
         if metric == "matroidal" and m is None and graph == "random":
             m = self.dh
+        if m is not None and (not isinstance(m, int) or isinstance(m, bool) or m < 1):
+            raise ValueError(f"m (edges per head) must be an int >= 1, got {m!r} (m=0 would leave only eps I)")
+        if not isinstance(bias, bool):
+            raise ValueError(f"bias must be True or False, got {bias!r}")
         self.d_model, self.n_heads, self.metric, self.separate = d_model, n_heads, metric, bool(separate)
         self.tau, self.eps, self.dropout = float(tau), eps, dropout
         self.z_proj = nn.Linear(d_model, d_model, bias=bias)                          # W_q (and W_k when shared)

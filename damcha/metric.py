@@ -9,8 +9,8 @@ import torch
 from torch import Tensor
 
 # %% auto #0
-__all__ = ['head_dim', 'blocks', 'check_tokens', 'check_padding_mask', 'cross_head_scores', 'show_metric', 'rowsum',
-           'head_scores']
+__all__ = ['head_dim', 'check_int', 'check_bool', 'blocks', 'check_tokens', 'check_padding_mask', 'cross_head_scores',
+           'show_metric', 'rowsum', 'head_scores']
 
 # %% ../nbs/00_metric.ipynb #647237df
 def head_dim(d_model: int, n_heads: int, name: str = "d_model") -> int:
@@ -22,6 +22,18 @@ def head_dim(d_model: int, n_heads: int, name: str = "d_model") -> int:
     if d_model % n_heads:
         raise ValueError(f"{name}={d_model} is not divisible by n_heads={n_heads} (need {name} % n_heads == 0)")
     return d_model // n_heads
+
+def check_int(name: str, v, lo: int = 1) -> int:
+    "`v` if it is an int (not a bool) of at least `lo`; else a `ValueError` naming `name`. Sizes use `lo=1`."
+    if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+        raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
+    return v
+
+def check_bool(name: str, v) -> bool:
+    "`v` if it is a bool; else a `ValueError` naming `name` (a string such as 'False' would count as true)."
+    if not isinstance(v, bool):
+        raise ValueError(f"{name} must be True or False, got {v!r}")
+    return v
 
 def blocks(M: Tensor, # (..., D, D) a metric, or a batch of them
            n_heads: int, # H, which must divide D

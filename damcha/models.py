@@ -10,7 +10,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
-from .metric import head_dim
+from .metric import check_int, head_dim
 from .generator import MetricGenerator, context, metric_param_counts
 from .ablations import make_generator
 from .contract import check_tokens, check_padding_mask
@@ -62,6 +62,7 @@ class Block(nn.Module):
                  norm_first: bool = True, # pre-norm (x + f(LN(x))); False: post-norm (LN(x + f(x)))
                  **attn_kwargs):
         super().__init__()
+        check_int("d_ff", d_ff)
         self.norm_first = norm_first
         self.ln1, self.ln2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
         self.attn = make_attention(attention, d_model, n_heads, dropout=dropout, **attn_kwargs)
@@ -136,7 +137,8 @@ def _stack_forward(self: Stack, x: Tensor, # (B, T, D) stack input
             c = cached_context(xs, cache["stack"])                                 # (B, T, D)
         else:
             c = context(xs, causal, pm)                                            # (B, D) or (B, T, D)
-        self._last_context = (c[:, -1] if c.ndim == 3 else c).detach()
+        if c.ndim == 2 or c.shape[1]:                                              # T = 0 causal: no prefix to keep
+            self._last_context = (c[:, -1] if c.ndim == 3 else c).detach()
         if not self.generator.layer_bias:
             metrics = self.generator.head_metrics(c)                               # once for the whole stack
     for l, block in enumerate(self.blocks):
@@ -270,6 +272,9 @@ class VisionTransformer(nn.Module):
                  pool: str = "cls", # 'cls' (class token) or 'mean'
                  generator_kwargs: dict | None = None, attn_kwargs: dict | None = None):
         super().__init__()
+        sizes = dict(image_size=image_size, patch_size=patch_size, in_chans=in_chans, n_classes=n_classes)
+        for name, v in sizes.items():
+            check_int(name, v)
         if image_size % patch_size:
             raise ValueError(f"image_size={image_size} must be divisible by patch_size={patch_size}")
         if pool not in ("cls", "mean"):

@@ -294,7 +294,7 @@ TASKS = tuple(_BUILDERS)
 IMAGE_TASKS = ("digits", "cifar10", "cifar100", "mnist")
 SEQ2SEQ_TASKS = ("seq2seq", "commongen", "wmt14")
 
-def _check_task_args(name, seq_len, objective, fraction, patch_size, options, tokenizer):
+def _check_task_args(name, seq_len, objective, fraction, patch_size, options, tokenizer, data=None, bpe_vocab=1000):
     if name not in TASKS:
         raise ValueError(f"unknown task {name!r}; known: {', '.join(TASKS)}")
     image = name in IMAGE_TASKS
@@ -312,6 +312,12 @@ def _check_task_args(name, seq_len, objective, fraction, patch_size, options, to
         raise ValueError(f"patch_size applies to image tasks, not {name}")
     if not image and name != "recall" and (not isinstance(seq_len, int) or seq_len < 1):
         raise ValueError(f"seq_len must be a positive int, got {seq_len!r}")
+    if data is not None and name in ("recall", "digits"):
+        raise ValueError(f"data applies to the tasks that read files, not {name} (it reads none), got {str(data)!r}")
+    if seq_len != 64 and (image or name == "recall"):
+        raise ValueError(f"seq_len applies to the text tasks, not {name}, got {seq_len!r}")
+    if bpe_vocab != 1000 and tokenizer != "bpe":
+        raise ValueError(f"bpe_vocab applies to tokenizer='bpe', not {tokenizer!r}, got {bpe_vocab!r}")
     if tokenizer != "char" and name not in SEQ2SEQ_TASKS:
         raise ValueError(f"tokenizer applies to the source-conditioned tasks ({', '.join(SEQ2SEQ_TASKS)}), not {name}")
 
@@ -328,7 +334,7 @@ def make_task(name: str, # one of TASKS
               **options, # recall only: n_pairs, n_queries, n_keys, n_values
              ) -> Task:
     "The named task, its splits as datasets of tensors, and what a model needs to know about it."
-    _check_task_args(name, seq_len, objective, fraction, patch_size, options, tokenizer)
+    _check_task_args(name, seq_len, objective, fraction, patch_size, options, tokenizer, data, bpe_vocab)
     task = _BUILDERS[name](data=data, seq_len=seq_len, objective=objective, seed=seed, download=download,
                            patch_size=patch_size, tokenizer=tokenizer, bpe_vocab=bpe_vocab, fraction=fraction,
                            options=options)

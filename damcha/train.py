@@ -4,7 +4,7 @@
 
 # %% ../nbs/09b_train.ipynb #3e2dc53d
 from __future__ import annotations
-import inspect, json, logging, math, os, random, sys, time
+import inspect, json, logging, math, os, random, sys, time, types
 from dataclasses import replace
 from pathlib import Path
 import torch
@@ -124,6 +124,9 @@ def train(cfg: TrainConfig,
           eval_hook=None, # eval_hook(model, task, cfg, device[, split=, step=]) -> {name: number}, into the records
          ) -> dict:
     "Train, evaluate and checkpoint as `cfg` says; returns a summary with the paths and the records written."
+    if not isinstance(cfg, TrainConfig):
+        raise ValueError(f"cfg must be a TrainConfig, got {type(cfg).__name__}")
+    replace(cfg)                                                        # checked again: a field set after construction
     rank, world, device = loop.setup_distributed(cfg.device)
     lock = runs.RunLock(cfg.out) if rank == 0 else None                 # refuses a second process training in `out`
     done = False
@@ -288,3 +291,19 @@ _MOVED = {**{n: f"damcha.loop.{n}" for n in _TO_LOOP}, **{n: f"damcha.runs.{n}" 
           "evaluate": "damcha.loop.evaluate_split", "sweep_temporary": "damcha.runs._sweep_temporary",
           "RESUME_FREE": "damcha.runs._RESUME_FREE"}
 __getattr__ = old_names("damcha.train", _MOVED)
+
+# %% ../nbs/09b_train.ipynb #07640c6c
+class _CallableModule(types.ModuleType):
+    "A module that runs its function of the same name when called: `damcha.train(cfg)` is `damcha.train.train(cfg)`."
+    def _function(self):
+        return getattr(self, self.__name__.rsplit(".", 1)[-1])
+
+    def __call__(self, *args, **kwargs):
+        return self._function()(*args, **kwargs)
+
+    @property
+    def __signature__(self):
+        return inspect.signature(self._function())
+
+if __name__ == "damcha.train":                                                   # the module, not this notebook
+    sys.modules[__name__].__class__ = _CallableModule

@@ -19,6 +19,7 @@ from timm.models.vision_transformer import Block, VisionTransformer, checkpoint_
 if "is_causal" not in inspect.signature(Block.forward).parameters:                    # the attention call we adapt to
     raise ImportError(f"damcha.integrations.timm needs a timm whose blocks pass attn_mask and is_causal "
                       f"(tested: 1.0.31), found {timm.__version__}: pip install 'damcha[timm]'")
+from ..metric import check_int
 from ..attention import DamchaAttention
 from ..generator import MetricGenerator
 from ..ablations import AblatedGenerator, make_generator, generator_options
@@ -146,6 +147,14 @@ def create_vit(variant: str, # the registered name, for timm's pretrained_cfg
                          "or a stock ViT's weights with load_stock_weights")
     attention_class(attention)
     vit = {k: v for k, v in kwargs.items() if k in _VIT_KW}
+    for k in ("in_chans", "depth", "embed_dim", "num_heads"):                         # zero widths build nothing
+        if k in vit:
+            check_int(k, vit[k])
+    if "num_classes" in vit:
+        check_int("num_classes", vit["num_classes"], lo=0)                            # timm's 0: no classifier head
+    ratio = vit.get("mlp_ratio", 4.0)
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio < float("inf"):
+        raise ValueError(f"mlp_ratio must be a finite number > 0, got {ratio!r}")
     opts = {k: v for k, v in kwargs.items() if k not in _VIT_KW}
     _check_options(attention, opts)
     for k in ("qk_norm", "scale_attn_norm", "attn_layer"):

@@ -194,10 +194,12 @@ def _batch_repeat_interleave(self: DamchaCache, repeats: int) -> None:
     self.take([i for i in range(self.batch_size) for _ in range(repeats)])
 
 def _crop(self: DamchaCache, tokens_to_remove: int) -> None:
-    "Forget the last `tokens_to_remove` columns: each row's state is rebuilt from the stack inputs it keeps."
-    if tokens_to_remove <= 0:
+    "`crop(-n)` forgets the last `n` columns: each row's state is rebuilt from the stack inputs it keeps."
+    if tokens_to_remove > 0:
+        raise ValueError(f"crop({tokens_to_remove}): pass minus the number of tokens to remove, as transformers does")
+    if tokens_to_remove == 0:
         return
-    self.seen = max(0, self.seen - tokens_to_remove)
+    self.seen = max(0, self.seen + tokens_to_remove)
     model, new = self._model(), []
     for g in self.groups:
         keep = (g["where"] < self.seen).sum(1)                                         # (G,) real columns kept
@@ -262,6 +264,7 @@ class DamchaPreTrainedModel(PreTrainedModel):
             return
         with torch.no_grad(), torch.device("cpu"):
             fresh = _decoder(self.config).state_dict()
+        self.__dict__["_fresh_init"] = fresh                   # from_pretrained gives these to the missing weights
         for name, m in self.model.named_modules():
             if id(m) in done:
                 continue                                                               # initialised or loaded before
@@ -280,6 +283,7 @@ class DamchaForCausalLM(DamchaPreTrainedModel, GenerationMixin):
         super().__init__(config)
         self.model = _decoder(config)
         self.post_init()
+        self.__dict__.pop("_fresh_init", None)                 # kept only for a from_pretrained that follows
 
     def get_input_embeddings(self) -> nn.Embedding:
         return self.model.tok_emb
@@ -511,17 +515,19 @@ def _from_pretrained(cls, pretrained_model_name_or_path, *args, output_loading_i
     model, info = super(DamchaForCausalLM, cls).from_pretrained(pretrained_model_name_or_path, *args,
                                                                 output_loading_info=True, **kwargs)
     missing, unexpected = set(info.get("missing_keys", [])), set(info.get("unexpected_keys", []))
-    if d is not None and d.is_dir() and _weight_files(d):
+    saved = set(kwargs["state_dict"]) if kwargs.get("state_dict") is not None else None
+    if saved is None and d is not None and d.is_dir() and _weight_files(d):
         from safetensors import safe_open
         saved = set()
         for f in _weight_files(d):
             with safe_open(f, "pt") as sf:
                 saved |= set(sf.keys())
+    if saved is not None:
         names = set(model.state_dict())
         aliases = set(model._tied_weights_keys) if model.config.tie_word_embeddings else set()
         missing |= names - aliases - saved
         unexpected |= saved - names
-    model._materialize_meta()                                  # a missing tied weight stays on `meta` in transformers
+    model._init_missing(missing)
     if missing or unexpected:
         warnings.warn(f"{pretrained_model_name_or_path}: " + "; ".join(
             f"{what} weights {', '.join(sorted(keys))}" for what, keys in
@@ -530,27 +536,31 @@ def _from_pretrained(cls, pretrained_model_name_or_path, *args, output_loading_i
     info = dict(info, missing_keys=missing, unexpected_keys=unexpected)
     return (model, info) if output_loading_info else model
 
-def _materialize_meta(self: DamchaForCausalLM) -> None:
-    "Give every tensor still on `meta` the constructor's value, on the model's device, then tie again."
-    meta = [n for n, t in self.model.state_dict(keep_vars=True).items() if t.is_meta]
-    if not meta:
+def _init_missing(self: DamchaForCausalLM, missing: set[str]) -> None:
+    """Give each missing weight, and each tensor still on `meta`, the constructor's value, then tie again.
+    transformers skips a missing tied embedding: it is left on `meta`, or moved off it uninitialised."""
+    fresh = self.__dict__.pop("_fresh_init", None)
+    state = self.state_dict(keep_vars=True)
+    todo = sorted({k for k in missing if k in state} | {k for k, t in state.items() if t.is_meta})
+    if not todo:
         return
+    if fresh is None:
+        with torch.no_grad(), torch.device("cpu"):
+            fresh = _decoder(self.config).state_dict()
     device = next((p.device for p in self.parameters() if not p.is_meta), torch.device("cpu"))
-    with torch.no_grad(), torch.device("cpu"):
-        fresh = _decoder(self.config).state_dict()
-    for n in meta:
-        mod, _, leaf = n.rpartition(".")
-        owner = self.model.get_submodule(mod)
-        value = fresh[n].to(device)
+    for k in todo:
+        value = fresh[k.removeprefix("model.")].to(device)
+        mod, _, leaf = k.rpartition(".")
+        owner = self.get_submodule(mod)
         if leaf in owner._parameters:
-            owner._parameters[leaf] = nn.Parameter(value, requires_grad=owner._parameters[leaf].requires_grad)
+            owner._parameters[leaf] = nn.Parameter(value.to(state[k].dtype), requires_grad=state[k].requires_grad)
         else:
-            owner._buffers[leaf] = value
+            owner._buffers[leaf] = value.to(state[k].dtype)
     if self.config.tie_word_embeddings:
         self.model.head.weight = self.model.tok_emb.weight
 
 DamchaForCausalLM.from_pretrained = classmethod(_from_pretrained)
-DamchaForCausalLM._materialize_meta = _materialize_meta
+DamchaForCausalLM._init_missing = _init_missing
 
 # %% ../../nbs/14_hf.ipynb #b0821dd1
 def hf_tests_table(outcomes: dict, # {suite: {test: [outcome, reason]}}, as tools/hf_tests/conftest.py writes it

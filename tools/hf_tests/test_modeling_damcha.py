@@ -67,6 +67,7 @@ class DamchaModelTest(ModelTesterMixin, GenerationTesterMixin, unittest.TestCase
     all_model_classes = (DamchaForCausalLM,) if is_torch_available() else ()
     pipeline_model_mapping = {}
     attention = "damcha"
+    test_can_init_all_missing_weights_before_2023 = True       # damcha's initialisation is checked like new models'
 
     def setUp(self):
         self.model_tester = DamchaModelTester(self, attention=self.attention)
@@ -85,6 +86,12 @@ class DamchaModelTest(ModelTesterMixin, GenerationTesterMixin, unittest.TestCase
 
     def test_lm_head_model(self):
         self.model_tester.create_and_check_lm_head_model(*self.model_tester.prepare_config_and_inputs())
+
+    @unittest.skip("DAMCHA's layers attend with fused SDPA: the weights returned are recomputed from recorded logits "
+                   "outside the autograd graph, and a padded batch's hidden states are gathered row by row (copies), "
+                   "so neither carries the output's gradient")
+    def test_retain_grad_hidden_states_attentions(self):
+        pass
 
     def test_batched_padded_generation_equals_one_by_one(self):
         # every attention the model takes: prompts of lengths 2..5, left- and right-padded, greedy, with and without
@@ -131,3 +138,5 @@ class DamchaModelTest(ModelTesterMixin, GenerationTesterMixin, unittest.TestCase
 class DamchaMhaModelTest(DamchaModelTest):
     "The same tests with multi-head attention inside `DamchaForCausalLM`: what both fail is the integration's."
     attention = "mha"
+    test_batched_padded_generation_equals_one_by_one = None    # the damcha suite's runs every attention already
+    test_checkpoint_digest_detects_a_flipped_byte = None

@@ -389,6 +389,9 @@ def _real_mask(self: DamchaForCausalLM, attention_mask, B: int, T: int, device) 
                          f"tokens; custom 4D masks are not supported), got {tuple(attention_mask.shape)}")
     return attention_mask[:, -T:].bool()
 
+DamchaForCausalLM._embed_tokens, DamchaForCausalLM._real_mask = _embed_tokens, _real_mask
+
+# %% ../../nbs/14_hf.ipynb #6b71e583
 def _rows(self: DamchaForCausalLM, h: Tensor, # (B, T, D) stack inputs
           real: Tensor, # (B, T) bool
           cache: DamchaCache | None, record: bool, want_hidden: bool):
@@ -448,8 +451,7 @@ def _take_rows(g: dict, idx: list[int]) -> dict:
             out[k] = g[k][i.to(g[k].device)]
     return out
 
-DamchaForCausalLM._embed_tokens, DamchaForCausalLM._real_mask, DamchaForCausalLM._rows = (_embed_tokens, _real_mask,
-                                                                                          _rows)
+DamchaForCausalLM._rows = _rows
 
 # %% ../../nbs/14_hf.ipynb #2a8afe6a
 def _prepare_inputs_for_generation(self: DamchaForCausalLM, input_ids, next_sequence_length=None, cache=None,
@@ -498,6 +500,32 @@ def _save_pretrained(self: DamchaForCausalLM, save_directory, *args, **kwargs):
 
 DamchaForCausalLM.save_pretrained = _save_pretrained
 
+# %% ../../nbs/14_hf.ipynb #bab23c99
+def _init_missing(self: DamchaForCausalLM, missing: set[str]) -> None:
+    """Give each missing weight, and each tensor still on `meta`, the constructor's value, then tie again.
+    transformers skips a missing tied embedding: it is left on `meta`, or moved off it uninitialised."""
+    fresh = self.__dict__.pop("_fresh_init", None)
+    state = self.state_dict(keep_vars=True)
+    todo = sorted({k for k in missing if k in state} | {k for k, t in state.items() if t.is_meta})
+    if not todo:
+        return
+    if fresh is None:
+        with torch.no_grad(), torch.device("cpu"):
+            fresh = _decoder(self.config).state_dict()
+    device = next((p.device for p in self.parameters() if not p.is_meta), torch.device("cpu"))
+    for k in todo:
+        value = fresh[k.removeprefix("model.")].to(device)
+        mod, _, leaf = k.rpartition(".")
+        owner = self.get_submodule(mod)
+        if leaf in owner._parameters:
+            owner._parameters[leaf] = nn.Parameter(value.to(state[k].dtype), requires_grad=state[k].requires_grad)
+        else:
+            owner._buffers[leaf] = value.to(state[k].dtype)
+    if self.config.tie_word_embeddings:
+        self.model.head.weight = self.model.tok_emb.weight
+
+DamchaForCausalLM._init_missing = _init_missing
+
 # %% ../../nbs/14_hf.ipynb #8dbf5b99
 def _from_pretrained(cls, pretrained_model_name_or_path, *args, output_loading_info: bool = False, **kwargs):
     """transformers' `from_pretrained`, checked: a local checkpoint whose tensors differ from the sha256 its config
@@ -536,31 +564,7 @@ def _from_pretrained(cls, pretrained_model_name_or_path, *args, output_loading_i
     info = dict(info, missing_keys=missing, unexpected_keys=unexpected)
     return (model, info) if output_loading_info else model
 
-def _init_missing(self: DamchaForCausalLM, missing: set[str]) -> None:
-    """Give each missing weight, and each tensor still on `meta`, the constructor's value, then tie again.
-    transformers skips a missing tied embedding: it is left on `meta`, or moved off it uninitialised."""
-    fresh = self.__dict__.pop("_fresh_init", None)
-    state = self.state_dict(keep_vars=True)
-    todo = sorted({k for k in missing if k in state} | {k for k, t in state.items() if t.is_meta})
-    if not todo:
-        return
-    if fresh is None:
-        with torch.no_grad(), torch.device("cpu"):
-            fresh = _decoder(self.config).state_dict()
-    device = next((p.device for p in self.parameters() if not p.is_meta), torch.device("cpu"))
-    for k in todo:
-        value = fresh[k.removeprefix("model.")].to(device)
-        mod, _, leaf = k.rpartition(".")
-        owner = self.get_submodule(mod)
-        if leaf in owner._parameters:
-            owner._parameters[leaf] = nn.Parameter(value.to(state[k].dtype), requires_grad=state[k].requires_grad)
-        else:
-            owner._buffers[leaf] = value.to(state[k].dtype)
-    if self.config.tie_word_embeddings:
-        self.model.head.weight = self.model.tok_emb.weight
-
 DamchaForCausalLM.from_pretrained = classmethod(_from_pretrained)
-DamchaForCausalLM._init_missing = _init_missing
 
 # %% ../../nbs/14_hf.ipynb #b0821dd1
 def hf_tests_table(outcomes: dict, # {suite: {test: [outcome, reason]}}, as tools/hf_tests/conftest.py writes it

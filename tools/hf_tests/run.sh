@@ -27,6 +27,11 @@ if sys.argv[2] not in SpecifierSet(pins[0].removeprefix("transformers")):
     sys.exit(f"transformers {sys.argv[2]} is installed, settings.ini wants {pins[0]}: pip install -e '.[dev]'")
 PY
 
+if ! python -c "import parameterized, xdist" 2>/dev/null; then
+  echo "transformers' common tests import parameterized and pytest-xdist: pip install parameterized pytest-xdist"
+  exit 1
+fi
+
 WORK="${HF_TESTS_DIR:-}"
 if [ -z "$WORK" ]; then
   WORK="$(mktemp -d "${TMPDIR:-/tmp}/damcha-hf-tests.XXXXXX")"

@@ -6,6 +6,8 @@ followed): a `ModelTester` builds a tiny configuration and inputs, and a test ca
 tests/models/damcha/test_modeling_damcha.py inside transformers' test tree; it runs there, not from the project.
 `DamchaMhaModelTest` repeats every test with the baseline attention `mha` inside the same model, so a failure that
 both share is in the integration, not in the attention. A skip says why, as transformers' own skips do.
+Without a snapshot of transformers' generation tests (CI), `GenerationTesterMixin` is an empty stub and only the
+source distribution's `ModelTesterMixin` and `ConfigTester` tests run, with the two damcha tests below.
 """
 import tempfile
 import unittest

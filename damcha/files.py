@@ -117,7 +117,7 @@ def check_recorded(archive: Path) -> str:
         record.write_text(f"{digest}  {archive.name}\n")
     return digest
 
-# %% ../nbs/08_files.ipynb #da3da958
+# %% ../nbs/08_files.ipynb #a9e2a13b
 _KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"))
 

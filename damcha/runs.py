@@ -235,7 +235,7 @@ def _records_until(path: Path, step: int) -> list[dict]:
                      + (", ..." if len(bad) > 1 else "") + ")")
     return keep
 
-# %% ../nbs/09a_runs.ipynb #f815421a
+# %% ../nbs/09a_runs.ipynb #fdf644fc
 _NO_FILES = ("recall", "digits", "cifar10", "cifar100", "mnist")     # no file read, or torchvision's own MD5 checks
 
 def data_path(data) -> str | None:

@@ -270,17 +270,17 @@ def _summary(res: dict, cfg) -> None:
     print(f"metrics: {res['metrics']}\ncheckpoint: {res['checkpoint']}")
 
 # %% ../nbs/15_cli.ipynb #96faea6e
-def _io_message(e: BaseException, cfg) -> str | None:
+def _io_message(e: BaseException, out: str, data: str | None = None) -> str | None:
     "An I/O error on a file under --out or --data, as one line naming the option and the file; else None."
     name = getattr(e, "filename", None)
     if not isinstance(e, OSError) or not isinstance(name, str) or e.strerror is None:
         return None
     inside = lambda root: root is not None and (os.path.abspath(name) + os.sep).startswith(
         os.path.abspath(os.path.expanduser(root)) + os.sep)
-    if inside(cfg.out):
-        return f"--out {cfg.out}: cannot write {name}: {e.strerror}"
-    if inside(cfg.data):
-        return f"--data {cfg.data}: cannot read {name}: {e.strerror}"
+    if inside(out):
+        return f"--out {out}: cannot write {name}: {e.strerror}"
+    if inside(data):
+        return f"--data {data}: cannot read {name}: {e.strerror}"
     return None
 
 def _cmd_train(args) -> int:
@@ -323,7 +323,7 @@ def _cmd_train(args) -> int:
         msg = spell_flags(e, names)
         raise ValueError(msg if msg.startswith("--") else f"--resume --out {cfg.out}: {msg}") from None
     except (ValueError, OSError) as e:                                   # OSError: data not found, named as data=
-        raise ValueError(_io_message(e, cfg) or spell_flags(e, names)) from None
+        raise ValueError(_io_message(e, cfg.out, cfg.data) or spell_flags(e, names)) from None
     if res["rank"] == 0:
         _summary(res, cfg)
     return 0
@@ -376,9 +376,15 @@ def _cmd_compare(args) -> int:
         if args.threads is not None:
             import torch
             torch.set_num_threads(args.threads)
-        compare(args.preset, out, **kw)
+        with _notices("compare"):                                     # a damaged results.jsonl line, a fallback
+            compare(args.preset, out, **kw)
     except ValueError as e:
         raise ValueError(spell_flags(e, _COMPARE_FLAGS)) from None
+    except OSError as e:                                                 # a full disk: the file and --out named
+        msg = _io_message(e, out, args.ptb)
+        if msg is None:
+            raise
+        raise ValueError(msg) from None
     return 0
 
 # %% ../nbs/15_cli.ipynb #3de13d3c
@@ -515,12 +521,14 @@ def _check_applies(args, kind: str, task: str) -> None:
         raise ValueError(f"--k must be >= 2 for FID@Top-k, got {args.k}")
 
 # %% ../nbs/15_cli.ipynb #ed4355ad
-def _write_atomic(path: Path, text: str) -> None:
-    "Write `text` to a temporary file beside `path`, then rename it over `path`."
+def _write_atomic(path: Path, text: str, flag: str = "--out") -> None:
+    "Write `text` to a temporary file beside `path`, then rename it over `path`; a failure names `flag` and the file."
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
+    except OSError as e:                                                  # a full disk says no file of its own
+        raise ValueError(f"{flag} {path}: cannot write it: {e.strerror or one_line(e)}") from None
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -656,7 +664,7 @@ def _cmd_evaluate(args) -> int:
                          n_images=args.n_images, beam=args.beam, bart=args.bart, mask_rows=cfg.mask_rows, seed=cfg.seed)
     record = dict(run=str(run), checkpoint=str(path), step=ck["step"], task=cfg.task, kind=kind,
                   attention=cfg.attention, data=(ck.get("data") or {}).get("files"), data_changed=changed, **res)
-    _write_atomic(out, json.dumps(record, indent=1) + "\n")
+    _write_atomic(out, json.dumps(record, indent=1) + "\n", "--out" if args.out is not None else "RUN_DIR")
     print(f"damcha evaluate: {cfg.task} ({kind}, {cfg.attention} attention, step {ck['step']}), "
           f"{res['split']} split" + (f", on CHANGED data ({len(changed)} file(s), --allow-changed-data)"
                                      if changed else ""))

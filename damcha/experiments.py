@@ -16,7 +16,7 @@ from .matroid import MahalanobisAttention
 from .train import TrainConfig, train
 from .loop import build_model, evaluate_split, resolve_device, default_warmup, eval_batches
 from .loop import model_params, stability_summary
-from .runs import load_checkpoint, read_metrics, atomic_save, CKPT_FORMAT
+from .runs import load_checkpoint, read_metrics, atomic_save, named_os_error, CKPT_FORMAT
 from .summary import summarize as _summarize, write_tables as _write_tables, table_markdown as _table_markdown
 from .summary import save_figures as _save_figures
 try:
@@ -340,12 +340,15 @@ def _done(out: str | Path) -> dict[str, dict]:
 
 def _append(path: Path, row: dict) -> None:
     "Append one JSON line under an exclusive lock (several workers may share a results file), on a line of its own."
-    with open(path, "a+b") as f:
-        if fcntl is not None:
-            fcntl.flock(f, fcntl.LOCK_EX)
-        cut = f.seek(0, os.SEEK_END) > 0 and f.seek(-1, os.SEEK_END) >= 0 and f.read(1) != b"\n"
-        f.write((("\n" if cut else "") + json.dumps(row) + "\n").encode())    # a line cut short stays alone
-        f.flush()
+    try:
+        with open(path, "a+b") as f:
+            if fcntl is not None:
+                fcntl.flock(f, fcntl.LOCK_EX)
+            cut = f.seek(0, os.SEEK_END) > 0 and f.seek(-1, os.SEEK_END) >= 0 and f.read(1) != b"\n"
+            f.write((("\n" if cut else "") + json.dumps(row) + "\n").encode())    # a line cut short stays alone
+            f.flush()
+    except OSError as e:
+        raise named_os_error(e, path) from None
 
 def _alive(pid: int) -> bool:
     try:

@@ -439,8 +439,7 @@ def _evaluate_parser(sub) -> argparse.ArgumentParser:
                    help="source-conditioned runs: a local BART folder (save_pretrained) for BARTScore; without it "
                         "BARTScore is skipped")
     p.add_argument("--out", default=None, metavar="FILE",
-                   help="the JSON file (default: RUN_DIR/evaluation.json); never one of the run's own files, nor a file "
-                        "another program wrote")
+                   help="the JSON file (default: RUN_DIR/evaluation.json); never a file of the run, nor another's")
     p.add_argument("--allow-changed-data", action="store_true",
                    help="score a run whose data files changed since training (their SHA-256 differs); the output "
                         "says so")
@@ -454,6 +453,7 @@ def _evaluate_parser(sub) -> argparse.ArgumentParser:
 def _check_evaluate_args(args) -> Path:
     "Every option checked before any file is read: the --out file, or a ValueError naming the option."
     from damcha.loop import resolve_device
+    from damcha.runs import check_output
     if args.k < 1:
         raise ValueError(f"--k must be >= 1, got {args.k}")
     if args.n_images is not None and args.n_images < 2:
@@ -475,31 +475,9 @@ def _check_evaluate_args(args) -> Path:
     flag = "--out" if args.out is not None else "RUN_DIR"
     if out.is_dir():
         raise ValueError(f"--out {args.out}: is a directory; give a file name")
-    _check_not_owned(out, run, flag)
+    check_output(out, run, flag, replaceable=_is_evaluation)          # chapter 09a: nothing written over
     check_out(out.parent, flag)
     return out
-
-def _same_file(a: Path, b: Path) -> bool:
-    "Whether `a` and `b` name one file: the same absolute path, or, both existing, the same inode (a link)."
-    if os.path.abspath(a) == os.path.abspath(b):
-        return True
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-def _check_not_owned(out: Path, run: Path, flag: str) -> None:
-    "A ValueError naming `flag` when `out` is a run folder's own file, its data, or a file no evaluation wrote."
-    from damcha.runs import RUN_FILES, run_files
-    owned = next((p for p in run_files(run) if _same_file(out, p)), None)
-    in_a_run = out.name in RUN_FILES and any((out.parent / n).exists() for n in RUN_FILES)   # another run's
-    if owned is not None or in_a_run:
-        what = "a file of the run" if owned is None or owned.parent == run else "the data the run read"
-        raise ValueError(f"{flag} {out}: is {what} ({(owned or out).name}); the evaluation never writes over it, "
-                         f"give another file name")
-    if out.exists() and not _is_evaluation(out):
-        raise ValueError(f"{flag} {out}: exists and is not an evaluation written by damcha evaluate; it is left as it "
-                         f"is, give another file name")
 
 def _is_evaluation(path: Path) -> bool:
     "Whether `path` holds an evaluation record of `damcha evaluate` (which a new evaluation may replace)."
@@ -631,6 +609,7 @@ def _changed_data(args, ck: dict, task, cfg) -> list[str]:
         print(f"damcha evaluate: scoring on changed data (--allow-changed-data): {c}", file=sys.stderr)
     return changes
 
+# %% ../nbs/15_cli.ipynb #420eb785
 def _cmd_evaluate(args) -> int:
     from damcha.runs import find_checkpoint
     from damcha.loop import build_model, resolve_device
@@ -665,9 +644,9 @@ def _cmd_evaluate(args) -> int:
     record = dict(run=str(run), checkpoint=str(path), step=ck["step"], task=cfg.task, kind=kind,
                   attention=cfg.attention, data=(ck.get("data") or {}).get("files"), data_changed=changed, **res)
     _write_atomic(out, json.dumps(record, indent=1) + "\n", "--out" if args.out is not None else "RUN_DIR")
-    print(f"damcha evaluate: {cfg.task} ({kind}, {cfg.attention} attention, step {ck['step']}), "
-          f"{res['split']} split" + (f", on CHANGED data ({len(changed)} file(s), --allow-changed-data)"
-                                     if changed else ""))
+    warn = f", on CHANGED data ({len(changed)} file(s), --allow-changed-data)" if changed else ""
+    print(f"damcha evaluate: {cfg.task} ({kind}, {cfg.attention} attention, step {ck['step']}), {res['split']} split"
+          + warn)
     print("| score | value |\n|---|---|")
     for key, v in res.items():
         if isinstance(v, float):

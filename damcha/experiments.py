@@ -331,6 +331,7 @@ def read_results(path: str | Path) -> list[dict]:
                          f"is trained again")
     return out
 
+# %% ../nbs/11_experiments.ipynb #ec329ace
 def _done(out: str | Path) -> dict[str, dict]:
     "run_id -> result, for the runs already recorded in `out/results.jsonl` (damaged lines left out)."
     path = Path(out) / "results.jsonl"

@@ -17,7 +17,7 @@ from .loop import TrainConfig, config_dict
 __all__ = ['CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RUN_FILES', 'LOCK_NAME', 'CheckpointError', 'CorruptCheckpointError',
            'NotCheckpointError', 'named_os_error', 'atomic_save', 'load_checkpoint', 'find_checkpoint', 'data_id',
            'checkpoint_state', 'restore', 'read_metrics', 'data_path', 'data_files', 'data_changes', 'run_files',
-           'open_run', 'RunLockedError', 'make_dirs', 'RunLock']
+           'check_output', 'open_run', 'RunLockedError', 'make_dirs', 'RunLock']
 
 # %% ../nbs/09a_runs.ipynb #e8adc497
 CKPT_FORMAT = "damcha-checkpoint-2"
@@ -68,6 +68,7 @@ def _atomic_write(path: Path, data: bytes, previous: Path | None = None) -> Path
                 t.unlink()
     return path
 
+# %% ../nbs/09a_runs.ipynb #66a30f8a
 def atomic_save(obj, path: str | Path, previous: str | Path | None = None) -> Path:
     "`torch.save(obj)` behind a header with its SHA-256, written atomically; the old `path` is kept as `previous`."
     path = Path(path)
@@ -133,6 +134,7 @@ def load_checkpoint(path: str | Path, cfg: TrainConfig | None = None) -> dict:
                                   f"a run can be extended, not shortened")
     return ck
 
+# %% ../nbs/09a_runs.ipynb #49b14964
 def find_checkpoint(out: str | Path, cfg: TrainConfig | None = None,
                     quiet: bool = False) -> tuple[dict | None, Path | None]:
     "`(checkpoint, path)` to resume the run in `out` from: the newest good one, else the previous; `(None, None)`."
@@ -275,6 +277,7 @@ def data_changes(then: dict | None, now: dict) -> list[str]:
             out.append(f"{g['path']} has sha256 {g['sha256']}; the run read {f['path']} with sha256 {f['sha256']}")
     return out
 
+# %% ../nbs/09a_runs.ipynb #378fbce3
 RUN_FILES = (CKPT_NAME, CKPT_PREVIOUS, "best.pt", "metrics.jsonl", "failure.json") # what a run folder owns
 
 def run_files(run: str | Path) -> list[Path]:
@@ -291,6 +294,33 @@ def run_files(run: str | Path) -> list[Path]:
         if data and os.path.isabs(data) and os.path.isfile(data):
             out.append(Path(data))
     return list(dict.fromkeys(out))
+
+def _same_file(a: Path, b: Path) -> bool:
+    "Whether `a` and `b` name one file: the same absolute path, or, both existing, the same inode (a link)."
+    if os.path.abspath(a) == os.path.abspath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+def check_output(out: str | Path, # the file a command is about to write
+                 run: str | Path, # the run folder it reads
+                 what: str = "out", # the argument or option `out` came from
+                 replaceable=None, # replaceable(path) -> True for an earlier output of the same command
+                ) -> None:
+    "A `ValueError` naming `what` when `out` is one of `run_files(run)` (or another run's) or a file not replaceable."
+    out = Path(out)
+    owned = next((p for p in run_files(run) if _same_file(out, p)), None)
+    in_a_run = out.name in RUN_FILES and any((out.parent / n).exists() for n in RUN_FILES)   # another run's
+    if owned is not None or in_a_run:
+        kind = "a file of the run" if owned is None or owned.parent == Path(run) else "the data the run read"
+        raise ValueError(f"{what} {out}: is {kind} ({(owned or out).name}); nothing is written over it, give another "
+                         f"file name")
+    if out.exists() and not (replaceable is not None and replaceable(out)):
+        raise ValueError(f"{what} {out}: exists and was not written by this command; it is left as it is, give "
+                         f"another file name")
+
 
 # %% ../nbs/09a_runs.ipynb #c4505b99
 def _check_same_data(ck: dict, task: Task, cfg: TrainConfig, path: Path, now: dict | None = None) -> None:

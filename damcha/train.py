@@ -162,7 +162,7 @@ def _open_task(cfg: TrainConfig, main: bool, world: int) -> Task:
 
 # %% ../nbs/09b_train.ipynb #916e939b
 def _prepare(cfg: TrainConfig, main: bool, world: int, device, setup):
-    "`(cfg, task, model, optimizer, start step, elapsed seconds, data_id)` for the run in `cfg.out`, restored on resume."
+    "`(cfg, task, model, optimizer, start step, elapsed seconds, data_id)` for the run in `cfg.out` (restored)."
     if device.type == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True

@@ -242,8 +242,8 @@ _NO_FILES = ("recall", "digits", "cifar10", "cifar100", "mnist")     # no file r
 
 def data_path(data) -> str | None:
     "`data` made absolute when it names a file or folder, so that a run reads it again from any directory."
-    if data is None or not os.path.lexists(Path(data).expanduser()):
-        return data                                                   # None, 'synthetic', or a path not there
+    if data is None or data == "synthetic" or not os.path.lexists(Path(data).expanduser()):
+        return data                                                   # None, seq2seq's keyword, or a path not there
     return os.path.abspath(Path(data).expanduser())
 
 def data_files(task: Task, data) -> list[dict]:

@@ -8,6 +8,7 @@ import argparse, contextlib, dataclasses, json, math, os, re, sys
 from pathlib import Path
 from .flags import OneLineParser, check_options, check_out, one_line, option_error
 from .flags import parse_finite, parse_kv, parse_seeds, parse_threads, parse_widths, spell_flags
+from .files import io_message
 
 # %% auto #0
 __all__ = ['main']
@@ -270,19 +271,6 @@ def _summary(res: dict, cfg) -> None:
     print(f"metrics: {res['metrics']}\ncheckpoint: {res['checkpoint']}")
 
 # %% ../nbs/15_cli.ipynb #96faea6e
-def _io_message(e: BaseException, out: str, data: str | None = None) -> str | None:
-    "An I/O error on a file under --out or --data, as one line naming the option and the file; else None."
-    name = getattr(e, "filename", None)
-    if not isinstance(e, OSError) or not isinstance(name, str) or e.strerror is None:
-        return None
-    inside = lambda root: root is not None and (os.path.abspath(name) + os.sep).startswith(
-        os.path.abspath(os.path.expanduser(root)) + os.sep)
-    if inside(out):
-        return f"--out {out}: cannot write {name}: {e.strerror}"
-    if inside(data):
-        return f"--data {data}: cannot read {name}: {e.strerror}"
-    return None
-
 def _cmd_train(args) -> int:
     from damcha.train import TrainConfig, train
     from damcha.runs import CheckpointError
@@ -323,7 +311,7 @@ def _cmd_train(args) -> int:
         msg = spell_flags(e, names)
         raise ValueError(msg if msg.startswith("--") else f"--resume --out {cfg.out}: {msg}") from None
     except (ValueError, OSError) as e:                                   # OSError: data not found, named as data=
-        raise ValueError(_io_message(e, cfg.out, cfg.data) or spell_flags(e, names)) from None
+        raise ValueError(io_message(e, {"--out": cfg.out, "--data": cfg.data}) or spell_flags(e, names)) from None
     if res["rank"] == 0:
         _summary(res, cfg)
     return 0
@@ -381,7 +369,7 @@ def _cmd_compare(args) -> int:
     except ValueError as e:
         raise ValueError(spell_flags(e, _COMPARE_FLAGS)) from None
     except OSError as e:                                                 # a full disk: the file and --out named
-        msg = _io_message(e, out, args.ptb)
+        msg = io_message(e, {"--out": out, "--ptb": args.ptb})
         if msg is None:
             raise
         raise ValueError(msg) from None
@@ -486,6 +474,14 @@ def _is_evaluation(path: Path) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(rec, dict) and {"run", "checkpoint", "step", "kind", "split"} <= set(rec)
+
+def _is_samples(path: Path) -> bool:
+    "Whether `path` holds the samples of an earlier `damcha evaluate`: JSON lines with source, reference, hypothesis."
+    try:
+        first = json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])
+    except (OSError, ValueError):
+        return False
+    return isinstance(first, dict) and {"source", "reference", "hypothesis"} <= set(first)
 
 def _check_applies(args, kind: str, task: str) -> None:
     "Options of another kind of run are errors, never silently ignored."
@@ -611,7 +607,7 @@ def _changed_data(args, ck: dict, task, cfg) -> list[str]:
 
 # %% ../nbs/15_cli.ipynb #420eb785
 def _cmd_evaluate(args) -> int:
-    from damcha.runs import find_checkpoint
+    from damcha.runs import check_output, find_checkpoint
     from damcha.loop import build_model, resolve_device
     out = _check_evaluate_args(args)
     run = Path(args.run_dir)
@@ -628,6 +624,8 @@ def _cmd_evaluate(args) -> int:
     cfg = _run_config(ck)
     kind = _run_kind(cfg.task, cfg.objective)
     _check_applies(args, kind, cfg.task)
+    if kind == "seq2seq":                                                # its samples: nothing written over either
+        check_output(_samples_path(out), run, "--out" if args.out else "RUN_DIR", replaceable=_is_samples)
     task = _rebuilt_task(args, cfg, kind)
     if ck.get("vocab") is not None and task.vocab != ck["vocab"]:
         raise ValueError(f"RUN_DIR {args.run_dir}: the rebuilt task's vocabulary differs from the checkpoint's "

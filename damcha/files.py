@@ -14,7 +14,7 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['DataNotFoundError', 'default_cache_dir', 'sha256_file', 'write_verified', 'download', 'read_zip_member',
-           'check_recorded', 'check_data_path', 'not_text']
+           'check_recorded', 'check_data_path', 'not_text', 'io_message']
 
 # %% ../nbs/08_files.ipynb #cfda73a5
 class DataNotFoundError(FileNotFoundError, ValueError):
@@ -143,3 +143,16 @@ def not_text(e: UnicodeDecodeError, # the codec's error
     bad = e.object[e.start:e.start + 1] if isinstance(e.object, (bytes, bytearray)) else b""
     return ValueError(f"{what} {path}: is not UTF-8 text (byte 0x{bad.hex() or '??'} at offset {e.start:,}); "
                       f"the task reads characters of a UTF-8 file")
+
+# %% ../nbs/08_files.ipynb #764686a6
+def io_message(e: BaseException, # an error raised while reading or writing
+               roots: dict, # option -> the file or folder it named, e.g. {"--out": "runs/a", "--data": "a.txt"}
+              ) -> str | None:
+    "An `OSError` on a file under one of `roots`, as one line naming the option and the file; None for another error."
+    name = getattr(e, "filename", None)
+    if not isinstance(e, OSError) or not isinstance(name, str) or e.strerror is None:
+        return None
+    under = lambda root: (os.path.abspath(name) + os.sep).startswith(os.path.abspath(Path(root).expanduser()) + os.sep)
+    flag = next((f for f, root in roots.items() if root is not None and under(root)), None)
+    return None if flag is None else f"{flag} {roots[flag]}: {name}: {e.strerror}"
+

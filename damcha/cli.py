@@ -8,6 +8,7 @@ import argparse, contextlib, dataclasses, json, math, os, re, sys
 from pathlib import Path
 from .flags import OneLineParser, check_out, one_line
 from .flags import parse_finite, parse_int, parse_kv, parse_seeds, parse_threads, parse_widths, spell_flags
+from .files import io_message
 
 # %% auto #0
 __all__ = ['main']
@@ -232,6 +233,7 @@ def _summary(res: dict, cfg) -> None:
 # %% ../nbs/15_cli.ipynb #96faea6e
 def _cmd_train(args) -> int:
     from damcha.train import TrainConfig, train
+    from damcha.runs import CheckpointError
     from damcha.loop import resolve_device
     names = {f.name: _train_flag(f.name) for f in dataclasses.fields(TrainConfig)}
     names.update(data_dir="--data", n_rows="--mask-rows", vocab_size="--bpe-vocab")      # chapters 08a-08d's names
@@ -263,8 +265,11 @@ def _cmd_train(args) -> int:
     except ImportError as e:
         where = "--tokenizer bpe" if cfg.tokenizer == "bpe" and "tokenizers" in str(e) else f"--task {cfg.task}"
         raise ValueError(f"{where}: {one_line(e)}") from None
+    except CheckpointError as e:                                         # the run in --out cannot be continued
+        msg = spell_flags(e, names)
+        raise ValueError(msg if msg.startswith("--") else f"--resume --out {cfg.out}: {msg}") from None
     except (ValueError, OSError) as e:                                   # OSError: data not found, named as data=
-        raise ValueError(_spell(e, names)) from None
+        raise ValueError(io_message(e, {"--out": cfg.out, "--data": cfg.data}) or _spell(e, names)) from None
     if res["rank"] == 0:
         _summary(res, cfg)
     return 0
@@ -317,9 +322,15 @@ def _cmd_compare(args) -> int:
         if args.threads is not None:
             import torch
             torch.set_num_threads(args.threads)
-        compare(args.preset, out, **kw)
+        with _notices("compare"):                                     # a damaged results.jsonl line, a fallback
+            compare(args.preset, out, **kw)
     except ValueError as e:
         raise ValueError(spell_flags(e, _COMPARE_FLAGS)) from None
+    except OSError as e:                                                 # a full disk: the file and --out named
+        msg = io_message(e, {"--out": out, "--ptb": args.ptb})
+        if msg is None:
+            raise
+        raise ValueError(msg) from None
     return 0
 
 # %% ../nbs/15_cli.ipynb #3de13d3c
@@ -373,7 +384,11 @@ def _evaluate_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--bart", default=None, metavar="PATH",
                    help="source-conditioned runs: a local BART folder (save_pretrained) for BARTScore; without it "
                         "BARTScore is skipped")
-    p.add_argument("--out", default=None, metavar="FILE", help="the JSON file (default: RUN_DIR/evaluation.json)")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="the JSON file (default: RUN_DIR/evaluation.json); never a file of the run, nor another's")
+    p.add_argument("--allow-changed-data", action="store_true",
+                   help="score a run whose data files changed since training (their SHA-256 differs); the output "
+                        "says so")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps")
     p.add_argument("--threads", type=parse_threads, default=None,
                    help="CPU threads for torch (default: torch's choice)")
@@ -384,6 +399,7 @@ def _evaluate_parser(sub) -> argparse.ArgumentParser:
 def _check_evaluate_args(args) -> Path:
     "Every option checked before any file is read: the --out file, or a ValueError naming the option."
     from damcha.loop import resolve_device
+    from damcha.runs import check_output
     if args.k < 1:
         raise ValueError(f"--k must be >= 1, got {args.k}")
     if args.n_images is not None and args.n_images < 2:
@@ -402,10 +418,28 @@ def _check_evaluate_args(args) -> Path:
     if not any((run / n).is_file() for n in ("ckpt.pt", "ckpt.prev.pt")):
         raise ValueError(f"RUN_DIR {args.run_dir}: holds no checkpoint (ckpt.pt); give the --out of a damcha train run")
     out = Path(args.out) if args.out is not None else run / "evaluation.json"
+    flag = "--out" if args.out is not None else "RUN_DIR"
     if out.is_dir():
         raise ValueError(f"--out {args.out}: is a directory; give a file name")
-    check_out(out.parent, "--out" if args.out is not None else "RUN_DIR")
+    check_output(out, run, flag, replaceable=_is_evaluation)          # chapter 09a: nothing written over
+    check_out(out.parent, flag)
     return out
+
+def _is_evaluation(path: Path) -> bool:
+    "Whether `path` holds an evaluation record of `damcha evaluate` (which a new evaluation may replace)."
+    try:
+        rec = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(rec, dict) and {"run", "checkpoint", "step", "kind", "split"} <= set(rec)
+
+def _is_samples(path: Path) -> bool:
+    "Whether `path` holds the samples of an earlier `damcha evaluate`: JSON lines with source, reference, hypothesis."
+    try:
+        first = json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])
+    except (OSError, ValueError):
+        return False
+    return isinstance(first, dict) and {"source", "reference", "hypothesis"} <= set(first)
 
 def _check_applies(args, kind: str, task: str) -> None:
     "Options of another kind of run are errors, never silently ignored."
@@ -419,12 +453,14 @@ def _check_applies(args, kind: str, task: str) -> None:
         raise ValueError(f"--k must be >= 2 for FID@Top-k, got {args.k}")
 
 # %% ../nbs/15_cli.ipynb #ed4355ad
-def _write_atomic(path: Path, text: str) -> None:
-    "Write `text` to a temporary file beside `path`, then rename it over `path`."
+def _write_atomic(path: Path, text: str, flag: str = "--out") -> None:
+    "Write `text` to a temporary file beside `path`, then rename it over `path`; a failure names `flag` and the file."
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
+    except OSError as e:                                                  # a full disk says no file of its own
+        raise ValueError(f"{flag} {path}: cannot write it: {e.strerror or one_line(e)}") from None
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -462,10 +498,10 @@ def _run_config(ck: dict):
 def _evaluate_task(model, # the run's model, on its device
                    task, # the run's damcha.tasks.Task
                    kind: str, # reconstruct, classify, seq2seq or lm (`_run_kind`)
-                   out_dir: Path, # where samples.jsonl goes (seq2seq)
+                   samples: Path, # where the samples go (seq2seq)
                    k: int = 50, extractor: str | None = None, n_images: int | None = None, beam: int | None = None,
                    bart: str | None = None, mask_rows: int = 1, batch_size: int = 64, seed: int = 0) -> dict:
-    "The scores of `model` on the task's test split (val where it has none); seq2seq samples to samples.jsonl."
+    "The scores of `model` on the task's test split (val where it has none); seq2seq samples to `samples`."
     import warnings
     from damcha import evaluate as ev
     from damcha.generation import seq2seq_scores
@@ -481,7 +517,7 @@ def _evaluate_task(model, # the run's model, on its device
         from damcha.source import tokenizer_from_dict
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res, samples = seq2seq_scores(model, data, tokenizer_from_dict(task.vocab), k=k, beam_size=beam or 1,
+            res, drawn = seq2seq_scores(model, data, tokenizer_from_dict(task.vocab), k=k, beam_size=beam or 1,
                                            bart=bart, batch_size=batch_size)
         for w in caught:
             if "BARTScore" in str(w.message):
@@ -489,18 +525,48 @@ def _evaluate_task(model, # the run's model, on its device
                       file=sys.stderr)
             else:
                 warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-        path = Path(out_dir) / "samples.jsonl"
-        _write_atomic(path, "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in samples))
+        path = Path(samples)
+        _write_atomic(path, "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in drawn))
         res = dict(res, samples=str(path))
     else:
         res = _lm_scores(model, data, batch_size, device, task.name in _CHAR_TASKS)
     return dict(split=split, **res)
 
 # %% ../nbs/15_cli.ipynb #a6190259
-def _cmd_evaluate(args) -> int:
-    from damcha.runs import find_checkpoint
-    from damcha.loop import build_model, resolve_device
+def _samples_path(out: Path) -> Path:
+    "Where a source-conditioned run's samples go: `samples.jsonl` beside `evaluation.json`, else `NAME.samples.jsonl`."
+    return out.with_name("samples.jsonl" if out.name == "evaluation.json" else f"{out.stem}.samples.jsonl")
+
+def _rebuilt_task(args, cfg, kind: str):
+    "The run's task, rebuilt from its recorded (absolute) data; a FIFO or a file that is not text is one line."
+    from damcha.files import check_data_path, not_text
     from damcha.tasks import make_task
+    tok = dict(tokenizer=cfg.tokenizer, bpe_vocab=cfg.bpe_vocab) if kind == "seq2seq" else {}
+    try:
+        check_data_path(cfg.data, "its data")
+        return make_task(cfg.task, data=cfg.data, seq_len=cfg.seq_len, objective=cfg.objective,
+                         fraction=cfg.fraction, seed=cfg.seed, **tok)
+    except UnicodeDecodeError as e:
+        why = one_line(not_text(e, cfg.data, "its data"))
+    except (ValueError, OSError) as e:
+        why = one_line(e)
+    raise ValueError(f"RUN_DIR {args.run_dir}: its task {cfg.task} (data {cfg.data}) cannot be rebuilt: {why}")
+
+def _changed_data(args, ck: dict, task, cfg) -> list[str]:
+    "The data files whose content differs from training; refused unless --allow-changed-data."
+    from damcha.runs import data_changes, data_files, data_id
+    changes = data_changes(ck.get("data"), data_id(task, data_files(task, cfg.data)))
+    if changes and not args.allow_changed_data:
+        raise ValueError(f"RUN_DIR {args.run_dir}: its data changed since training: {changes[0]}; pass "
+                         f"--allow-changed-data to score it anyway (the output says so)")
+    for c in changes:
+        print(f"damcha evaluate: scoring on changed data (--allow-changed-data): {c}", file=sys.stderr)
+    return changes
+
+# %% ../nbs/15_cli.ipynb #420eb785
+def _cmd_evaluate(args) -> int:
+    from damcha.runs import check_output, find_checkpoint
+    from damcha.loop import build_model, resolve_device
     out = _check_evaluate_args(args)
     run = Path(args.run_dir)
     try:
@@ -510,35 +576,33 @@ def _cmd_evaluate(args) -> int:
     if ck is None:
         raise ValueError(f"RUN_DIR {args.run_dir}: holds no checkpoint (ckpt.pt); give the --out of a damcha train run")
     if path.name != "ckpt.pt":                                           # as `damcha train --resume` says it
-        why = "is corrupt" if (run / "ckpt.pt").exists() else "is missing (a save was interrupted)"
+        why = "is corrupt" if (run / "ckpt.pt").exists() else "is missing"
         print(f"damcha evaluate: {run / 'ckpt.pt'} {why}; scoring the previous checkpoint {path} (step {ck['step']})",
               file=sys.stderr)
     cfg = _run_config(ck)
     kind = _run_kind(cfg.task, cfg.objective)
     _check_applies(args, kind, cfg.task)
-    tok = dict(tokenizer=cfg.tokenizer, bpe_vocab=cfg.bpe_vocab) if kind == "seq2seq" else {}
-    try:
-        task = make_task(cfg.task, data=cfg.data, seq_len=cfg.seq_len, objective=cfg.objective, fraction=cfg.fraction,
-                         seed=cfg.seed, **tok)
-    except (ValueError, OSError) as e:
-        raise ValueError(f"RUN_DIR {args.run_dir}: its task {cfg.task} (data {cfg.data}) cannot be rebuilt: "
-                         f"{one_line(e)}") from None
+    if kind == "seq2seq":                                                # its samples: nothing written over either
+        check_output(_samples_path(out), run, "--out" if args.out else "RUN_DIR", replaceable=_is_samples)
+    task = _rebuilt_task(args, cfg, kind)
     if ck.get("vocab") is not None and task.vocab != ck["vocab"]:
         raise ValueError(f"RUN_DIR {args.run_dir}: the rebuilt task's vocabulary differs from the checkpoint's "
                          f"(did the data under {cfg.data} change?)")
+    changed = _changed_data(args, ck, task, cfg)
     if args.threads is not None:
         import torch
         torch.set_num_threads(args.threads)
     model = build_model(cfg, task)
     model.load_state_dict(ck["model"])
     model.to(resolve_device(args.device))
-    res = _evaluate_task(model, task, kind, run, k=args.k, extractor=args.extractor, n_images=args.n_images,
-                         beam=args.beam, bart=args.bart, mask_rows=cfg.mask_rows, seed=cfg.seed)
+    res = _evaluate_task(model, task, kind, _samples_path(out), k=args.k, extractor=args.extractor,
+                         n_images=args.n_images, beam=args.beam, bart=args.bart, mask_rows=cfg.mask_rows, seed=cfg.seed)
     record = dict(run=str(run), checkpoint=str(path), step=ck["step"], task=cfg.task, kind=kind,
-                  attention=cfg.attention, **res)
-    _write_atomic(out, json.dumps(record, indent=1) + "\n")
-    print(f"damcha evaluate: {cfg.task} ({kind}, {cfg.attention} attention, step {ck['step']}), "
-          f"{res['split']} split")
+                  attention=cfg.attention, data=(ck.get("data") or {}).get("files"), data_changed=changed, **res)
+    _write_atomic(out, json.dumps(record, indent=1) + "\n", "--out" if args.out is not None else "RUN_DIR")
+    warn = f", on CHANGED data ({len(changed)} file(s), --allow-changed-data)" if changed else ""
+    print(f"damcha evaluate: {cfg.task} ({kind}, {cfg.attention} attention, step {ck['step']}), {res['split']} split"
+          + warn)
     print("| score | value |\n|---|---|")
     for key, v in res.items():
         if isinstance(v, float):
@@ -549,6 +613,7 @@ def _cmd_evaluate(args) -> int:
     if "samples" in res:
         print(f"samples: {res['samples']}")
     return 0
+
 
 # %% ../nbs/15_cli.ipynb #f83a52a5
 def _run(argv: list[str] | None) -> int:

@@ -4,7 +4,7 @@
 
 # %% ../nbs/11_experiments.ipynb #5f202e0d
 from __future__ import annotations
-import contextlib, json, math, os, re, shutil, statistics, sys, time
+import contextlib, json, logging, math, os, re, shutil, statistics, sys, time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -16,7 +16,7 @@ from .matroid import MahalanobisAttention
 from .train import TrainConfig, train
 from .loop import build_model, evaluate_split, resolve_device, default_warmup, eval_batches
 from .loop import model_params, stability_summary
-from .runs import load_checkpoint, read_metrics, atomic_save, CKPT_FORMAT
+from .runs import load_checkpoint, read_metrics, atomic_save, named_os_error, CKPT_FORMAT
 from .summary import summarize as _summarize, write_tables as _write_tables, table_markdown as _table_markdown
 from .summary import save_figures as _save_figures
 try:
@@ -28,7 +28,7 @@ from .tasks import make_task
 # %% auto #0
 __all__ = ['PRESETS', 'MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'PRUNE_DELTAS', 'CLAIM', 'FULL_SPLIT', 'attention_configs',
            'RunSpec', 'Preset', 'register_preset', 'preset_runs', 'default_ptb_dir', 'ptb_or_error', 'prune_model',
-           'attention_peaks', 'post_evaluations', 'run_specs', 'compare']
+           'attention_peaks', 'post_evaluations', 'read_results', 'run_specs', 'compare']
 
 # %% ../nbs/11_experiments.ipynb #5271c499
 def attention_configs(d: int = 16) -> dict[str, dict]:
@@ -295,21 +295,61 @@ def _portable(settings: dict) -> dict:
 
 # %% ../nbs/11_experiments.ipynb #7bb793c1
 CLAIM = "claim.pid" # a run's claim file: the id of the process training it
+_log = logging.getLogger("damcha.train")                                  # the notices the command prints
+_noticed: set = set()                                                    # (file, line, text): each said once
 
+def _result_problem(r) -> str | None:
+    "Why a parsed line of results.jsonl is no result row (None: it is one)."
+    if not isinstance(r, dict):
+        return "not a JSON object"
+    if not isinstance(r.get("run_id"), str) or not r["run_id"]:
+        return "no run_id"
+    if "final" not in r:
+        return "no final"
+    for key in ("final", "best", "test"):
+        if r.get(key) is not None and not isinstance(r[key], dict):
+            return f"{key} is {type(r[key]).__name__}, not an object"
+    return None
+
+def read_results(path: str | Path) -> list[dict]:
+    "The result rows of a `results.jsonl`; a damaged line (bad JSON, cut short, no run_id or final) dropped, said once."
+    path, out = Path(path), []
+    for i, line in enumerate(path.read_bytes().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            r = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            r, why = None, "not JSON (cut short, or damaged)"
+        else:
+            why = _result_problem(r)
+        if why is None:
+            out.append(r)
+        elif (str(path), i, line) not in _noticed:
+            _noticed.add((str(path), i, line))
+            _log.warning(f"{path}, line {i}: dropped, {why}: {line[:60].decode('utf-8', 'replace')!r}; its run "
+                         f"is trained again")
+    return out
+
+# %% ../nbs/11_experiments.ipynb #ec329ace
 def _done(out: str | Path) -> dict[str, dict]:
-    "run_id -> result, for the runs already recorded in `out/results.jsonl`."
+    "run_id -> result, for the runs already recorded in `out/results.jsonl` (damaged lines left out)."
     path = Path(out) / "results.jsonl"
     if not path.exists():
         return {}
-    return {r["run_id"]: r for r in read_metrics(path)}
+    return {r["run_id"]: r for r in read_results(path)}
 
 def _append(path: Path, row: dict) -> None:
-    "Append one JSON line under an exclusive lock: several workers may share a results file."
-    with open(path, "a") as f:
-        if fcntl is not None:
-            fcntl.flock(f, fcntl.LOCK_EX)
-        f.write(json.dumps(row) + "\n")
-        f.flush()
+    "Append one JSON line under an exclusive lock (several workers may share a results file), on a line of its own."
+    try:
+        with open(path, "a+b") as f:
+            if fcntl is not None:
+                fcntl.flock(f, fcntl.LOCK_EX)
+            cut = f.seek(0, os.SEEK_END) > 0 and f.seek(-1, os.SEEK_END) >= 0 and f.read(1) != b"\n"
+            f.write((("\n" if cut else "") + json.dumps(row) + "\n").encode())    # a line cut short stays alone
+            f.flush()
+    except OSError as e:
+        raise named_os_error(e, path) from None
 
 def _alive(pid: int) -> bool:
     try:
@@ -337,6 +377,7 @@ def _claim(path: Path) -> bool:
             f.write(str(os.getpid()))
         return True
     return False
+
 
 # %% ../nbs/11_experiments.ipynb #10788c0e
 FULL_SPLIT = 10 ** 9 # eval_batches that cover a whole split

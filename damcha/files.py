@@ -6,6 +6,7 @@
 from __future__ import annotations
 import hashlib
 import os
+import stat
 import tempfile
 import urllib.request
 import zipfile
@@ -13,7 +14,7 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['DataNotFoundError', 'default_cache_dir', 'sha256_file', 'write_verified', 'download', 'read_zip_member',
-           'check_recorded']
+           'check_recorded', 'check_data_path', 'not_text', 'io_message']
 
 # %% ../nbs/08_files.ipynb #cfda73a5
 class DataNotFoundError(FileNotFoundError, ValueError):
@@ -115,3 +116,43 @@ def check_recorded(archive: Path) -> str:
     else:
         record.write_text(f"{digest}  {archive.name}\n")
     return digest
+
+# %% ../nbs/08_files.ipynb #a9e2a13b
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"))
+
+def check_data_path(data, # a path as given, or None
+                    what: str = "data", # the argument or option it came from, for the message
+                   ) -> None:
+    "A `ValueError` naming `what` when `data` exists but is no regular file or folder (a FIFO, a socket, a device)."
+    if data is None:
+        return
+    try:
+        mode = os.stat(Path(data).expanduser()).st_mode
+    except (OSError, ValueError):                                     # not there: the loader says what it expected
+        return
+    kind = next((name for test, name in _KINDS if test(mode)), None)
+    if kind is not None:
+        raise ValueError(f"{what} {data}: is {kind}, not a regular file or folder; give the file itself")
+
+def not_text(e: UnicodeDecodeError, # the codec's error
+             path, # the file being read
+             what: str = "data", # the argument or option it came from
+            ) -> ValueError:
+    "A one-line `ValueError` for a file that is not UTF-8 text: the file, the first bad byte and its offset."
+    bad = e.object[e.start:e.start + 1] if isinstance(e.object, (bytes, bytearray)) else b""
+    return ValueError(f"{what} {path}: is not UTF-8 text (byte 0x{bad.hex() or '??'} at offset {e.start:,}); "
+                      f"the task reads characters of a UTF-8 file")
+
+# %% ../nbs/08_files.ipynb #764686a6
+def io_message(e: BaseException, # an error raised while reading or writing
+               roots: dict, # option -> the file or folder it named, e.g. {"--out": "runs/a", "--data": "a.txt"}
+              ) -> str | None:
+    "An `OSError` on a file under one of `roots`, as one line naming the option and the file; None for another error."
+    name = getattr(e, "filename", None)
+    if not isinstance(e, OSError) or not isinstance(name, str) or e.strerror is None:
+        return None
+    under = lambda root: (os.path.abspath(name) + os.sep).startswith(os.path.abspath(Path(root).expanduser()) + os.sep)
+    flag = next((f for f, root in roots.items() if root is not None and under(root)), None)
+    return None if flag is None else f"{flag} {roots[flag]}: {name}: {e.strerror}"
+

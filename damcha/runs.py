@@ -4,18 +4,20 @@
 
 # %% ../nbs/09a_runs.ipynb #673aa9e9
 from __future__ import annotations
-import contextlib, hashlib, io, json, logging, os, random
+import contextlib, dataclasses, hashlib, io, json, logging, os, random, shutil
 from pathlib import Path
 import torch
 import torch.nn as nn
 import torch.distributed as dist
+from .files import sha256_file
 from .tasks import Task
 from .loop import TrainConfig, config_dict
 
 # %% auto #0
-__all__ = ['CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'LOCK_NAME', 'CheckpointError', 'CorruptCheckpointError', 'atomic_save',
-           'load_checkpoint', 'find_checkpoint', 'data_id', 'checkpoint_state', 'restore', 'read_metrics', 'open_run',
-           'RunLockedError', 'make_dirs', 'RunLock']
+__all__ = ['CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RUN_FILES', 'LOCK_NAME', 'CheckpointError', 'CorruptCheckpointError',
+           'NotCheckpointError', 'named_os_error', 'atomic_save', 'load_checkpoint', 'find_checkpoint', 'data_id',
+           'checkpoint_state', 'restore', 'read_metrics', 'data_path', 'data_files', 'data_changes', 'run_files',
+           'check_output', 'open_run', 'RunLockedError', 'make_dirs', 'RunLock']
 
 # %% ../nbs/09a_runs.ipynb #e8adc497
 CKPT_FORMAT = "damcha-checkpoint-2"
@@ -29,24 +31,46 @@ class CheckpointError(ValueError):
 class CorruptCheckpointError(CheckpointError):
     "A checkpoint whose bytes are damaged: cut short, or not matching the SHA-256 digest stored with it."
 
+class NotCheckpointError(CheckpointError):
+    "A file in a checkpoint's place that is no damcha checkpoint (another program's file, written over it)."
+
+def named_os_error(e: OSError, path: str | Path) -> OSError:
+    "`e` naming `path` when it names no file (a failed `write` says only 'No space left on device')."
+    if e.filename is not None or e.errno is None:
+        return e
+    return OSError(e.errno, e.strerror or str(e), str(path))                 # the subclass of its errno
+
+def _keep_previous(path: Path, previous: Path, tmp: Path) -> None:
+    "Make `previous` the file `path` is now, while `path` stays: a hard link (or a copy) renamed onto `previous`."
+    try:
+        os.link(path, tmp)
+    except OSError:                                                           # no hard links here: a copy
+        shutil.copyfile(path, tmp)
+    os.replace(tmp, previous)
+
 def _atomic_write(path: Path, data: bytes, previous: Path | None = None) -> Path:
-    "Write `data` to a temporary file beside `path`, fsync, move `path` to `previous` (if given), rename."
+    "Write `data` beside `path`, fsync, keep `path` as `previous` (if given), then rename over `path`: one rename."
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    link = None if previous is None else previous.with_name(f".{previous.name}.tmp{os.getpid()}")
     try:
         with open(tmp, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
         if previous is not None and path.exists():
-            os.replace(path, previous)
-        os.replace(tmp, path)
+            _keep_previous(path, previous, link)
+        os.replace(tmp, path)                                                 # `path` exists before and after
+    except OSError as e:
+        raise named_os_error(e, path) from None
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        for t in (tmp, link):
+            if t is not None and t.exists():
+                t.unlink()
     return path
 
+# %% ../nbs/09a_runs.ipynb #66a30f8a
 def atomic_save(obj, path: str | Path, previous: str | Path | None = None) -> Path:
-    "`torch.save(obj)` behind a header with its SHA-256, written atomically; an existing `path` moves to `previous`."
+    "`torch.save(obj)` behind a header with its SHA-256, written atomically; the old `path` is kept as `previous`."
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
@@ -64,8 +88,8 @@ def _verified_payload(path: Path) -> bytes:
         if magic.startswith(data):
             raise CorruptCheckpointError(f"checkpoint {path} is corrupt or truncated: {len(data)} bytes, shorter than "
                                          f"its header")
-        raise CheckpointError(f"{path} is not a damcha checkpoint (no {CKPT_FORMAT} header; files written before "
-                              f"checkpoints carried a digest cannot be verified)")
+        raise NotCheckpointError(f"{path} is not a damcha checkpoint (no {CKPT_FORMAT} header; files written before "
+                                 f"checkpoints carried a digest cannot be verified)")
     if len(data) <= end or data[end:end + 1] != b"\n":
         raise CorruptCheckpointError(f"checkpoint {path} is corrupt or truncated: its header is cut short")
     stored, payload = data[len(magic):end].decode("ascii", "replace"), data[end + 1:]
@@ -75,6 +99,11 @@ def _verified_payload(path: Path) -> bytes:
     return payload
 
 # %% ../nbs/09a_runs.ipynb #9af2ebf5
+def _unknown_fields(ck: dict) -> list[str]:
+    "The fields of a checkpoint's configuration that this version's `TrainConfig` does not have."
+    known = {f.name for f in dataclasses.fields(TrainConfig)}
+    return sorted(set(ck.get("config") or {}) - known)
+
 def load_checkpoint(path: str | Path, cfg: TrainConfig | None = None) -> dict:
     "Read and verify a checkpoint; with `cfg`, refuse one of another configuration or past `cfg.steps`."
     path = Path(path)
@@ -87,7 +116,11 @@ def load_checkpoint(path: str | Path, cfg: TrainConfig | None = None) -> dict:
         raise CorruptCheckpointError(f"checkpoint {path} cannot be read although its digest matches: "
                                      f"{type(e).__name__}: {e}") from None
     if not isinstance(ck, dict) or ck.get("format") != CKPT_FORMAT:
-        raise CheckpointError(f"{path} is not a damcha checkpoint")
+        raise NotCheckpointError(f"{path} is not a damcha checkpoint")
+    unknown = _unknown_fields(ck)
+    if unknown:
+        raise CheckpointError(f"checkpoint {path} has configuration fields this version of damcha does not know: "
+                              f"{', '.join(unknown)}; it was written by another version (or edited): use that one")
     if cfg is not None:
         now = config_dict(cfg)
         then = {**config_dict(TrainConfig()), **ck["config"]}                       # fields added since: their defaults
@@ -101,6 +134,7 @@ def load_checkpoint(path: str | Path, cfg: TrainConfig | None = None) -> dict:
                                   f"a run can be extended, not shortened")
     return ck
 
+# %% ../nbs/09a_runs.ipynb #49b14964
 def find_checkpoint(out: str | Path, cfg: TrainConfig | None = None,
                     quiet: bool = False) -> tuple[dict | None, Path | None]:
     "`(checkpoint, path)` to resume the run in `out` from: the newest good one, else the previous; `(None, None)`."
@@ -112,11 +146,11 @@ def find_checkpoint(out: str | Path, cfg: TrainConfig | None = None,
             continue
         try:
             ck = load_checkpoint(path, cfg)
-        except CorruptCheckpointError as e:
+        except (CorruptCheckpointError, NotCheckpointError) as e:            # damaged, or written over
             problems.append(str(e))
             continue
         if path == previous and not quiet:
-            why = problems[0] if problems else f"{latest} is missing (a save was interrupted)"
+            why = problems[0] if problems else f"{latest} is missing"
             _log.warning(f"resume: {why}; falling back to the previous checkpoint {previous} (step {ck['step']})")
         return ck, path
     if problems:
@@ -143,9 +177,10 @@ def _set_rng_state(st: dict):
     if "cuda" in st and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(st["cuda"])
 
-def data_id(task: Task) -> dict:
-    "What identifies a run's data in its checkpoint: the task, its split sizes and its vocabulary's size."
-    return dict(task=task.name, sizes=dict(task.info.get("sizes") or {}), vocab_size=getattr(task, "vocab_size", None))
+def data_id(task: Task, files: list[dict] | None = None) -> dict:
+    "What identifies a run's data in its checkpoint: the task, its split sizes, its vocabulary's size (and `files`)."
+    out = dict(task=task.name, sizes=dict(task.info.get("sizes") or {}), vocab_size=getattr(task, "vocab_size", None))
+    return out if files is None else dict(out, files=files)
 
 def checkpoint_state(model: nn.Module, opt: torch.optim.Optimizer, cfg: TrainConfig, step: int, elapsed: float,
                      vocab=None, data: dict | None = None) -> dict:
@@ -202,10 +237,95 @@ def _records_until(path: Path, step: int) -> list[dict]:
                      + (", ..." if len(bad) > 1 else "") + ")")
     return keep
 
+# %% ../nbs/09a_runs.ipynb #fdf644fc
+_NO_FILES = ("recall", "digits", "cifar10", "cifar100", "mnist")     # no file read, or torchvision's own MD5 checks
+
+def data_path(data) -> str | None:
+    "`data` made absolute when it names a file or folder, so that a run reads it again from any directory."
+    if data is None or data == "synthetic" or not os.path.lexists(Path(data).expanduser()):
+        return data                                                   # None, seq2seq's keyword, or a path not there
+    return os.path.abspath(Path(data).expanduser())
+
+def data_files(task: Task, data) -> list[dict]:
+    "The files the task read from `data`: `name` (relative to `data`; '' for `data` itself), absolute `path`, `sha256`."
+    if data is None or task.name in _NO_FILES:
+        return []
+    root = Path(data).expanduser()
+    source = Path(str(task.info.get("source", "")))
+    if root.is_file():
+        files = [root]
+    elif not root.is_dir():
+        return []
+    elif source.is_file():                                            # a folder of which the task read one file
+        files = [source]
+    elif task.name == "ptb-char":
+        files = sorted(root.glob("ptb.char.*.txt"))
+    else:                                                             # a folder of the task's files
+        files = sorted(p for p in root.rglob("*") if p.is_file() and not p.relative_to(root).as_posix().startswith("."))
+    name = lambda p: "" if p == root else os.path.relpath(p, root)
+    return [dict(name=name(p), path=os.path.abspath(p), sha256=sha256_file(p)) for p in files]
+
+def data_changes(then: dict | None, now: dict) -> list[str]:
+    "How the data files `now` (a `data_id`) differ from those `then` recorded: one phrase per file; [] when the same."
+    now_files = {f["name"]: f for f in now.get("files", [])}
+    out = []
+    for f in (then or {}).get("files", []):
+        g = now_files.get(f["name"])
+        if g is None:
+            out.append(f"{f['path']} (sha256 {f['sha256']}) was read then, and has no counterpart now")
+        elif g["sha256"] != f["sha256"]:
+            out.append(f"{g['path']} has sha256 {g['sha256']}; the run read {f['path']} with sha256 {f['sha256']}")
+    return out
+
+# %% ../nbs/09a_runs.ipynb #378fbce3
+RUN_FILES = (CKPT_NAME, CKPT_PREVIOUS, "best.pt", "metrics.jsonl", "failure.json") # what a run folder owns
+
+def run_files(run: str | Path) -> list[Path]:
+    "The files of the run folder `run` and the data files its checkpoints read: never a command's output."
+    run = Path(run)
+    out = [run / n for n in RUN_FILES]
+    for n in (CKPT_NAME, CKPT_PREVIOUS):
+        try:
+            ck = load_checkpoint(run / n)
+        except (CheckpointError, OSError):
+            continue
+        out += [Path(f["path"]) for f in (ck.get("data") or {}).get("files", [])]
+        data = (ck.get("config") or {}).get("data")
+        if data and os.path.isabs(data) and os.path.isfile(data):
+            out.append(Path(data))
+    return list(dict.fromkeys(out))
+
+def _same_file(a: Path, b: Path) -> bool:
+    "Whether `a` and `b` name one file: the same absolute path, or, both existing, the same inode (a link)."
+    if os.path.abspath(a) == os.path.abspath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+def check_output(out: str | Path, # the file a command is about to write
+                 run: str | Path, # the run folder it reads
+                 what: str = "out", # the argument or option `out` came from
+                 replaceable=None, # replaceable(path) -> True for an earlier output of the same command
+                ) -> None:
+    "A `ValueError` naming `what` when `out` is one of `run_files(run)` (or another run's) or a file not replaceable."
+    out = Path(out)
+    owned = next((p for p in run_files(run) if _same_file(out, p)), None)
+    in_a_run = out.name in RUN_FILES and any((out.parent / n).exists() for n in RUN_FILES)   # another run's
+    if owned is not None or in_a_run:
+        kind = "a file of the run" if owned is None or owned.parent == Path(run) else "the data the run read"
+        raise ValueError(f"{what} {out}: is {kind} ({(owned or out).name}); nothing is written over it, give another "
+                         f"file name")
+    if out.exists() and not (replaceable is not None and replaceable(out)):
+        raise ValueError(f"{what} {out}: exists and was not written by this command; it is left as it is, give "
+                         f"another file name")
+
+
 # %% ../nbs/09a_runs.ipynb #c4505b99
-def _check_same_data(ck: dict, task: Task, cfg: TrainConfig, path: Path) -> None:
-    "A `ValueError` naming `data` unless `task` is the task the checkpoint at `path` was trained on."
-    then, now = ck.get("data"), data_id(task)
+def _check_same_data(ck: dict, task: Task, cfg: TrainConfig, path: Path, now: dict | None = None) -> None:
+    "A `ValueError` naming `data` unless `task` (`now`: its `data_id` with files) is the checkpoint's at `path`."
+    then, now = ck.get("data"), data_id(task) if now is None else now
     why = None
     if ck.get("vocab") is not None and ck["vocab"] != task.vocab:
         why = "its vocabulary differs"
@@ -213,12 +333,23 @@ def _check_same_data(ck: dict, task: Task, cfg: TrainConfig, path: Path) -> None
             why += f" ({now['vocab_size']} symbols here, {then['vocab_size']} in the checkpoint)"
     elif then and then.get("sizes") != now["sizes"]:
         why = f"its splits differ ({now['sizes']} examples here, {then['sizes']} in the checkpoint)"
+    elif data_changes(then, now):
+        why = "its content differs: " + "; ".join(data_changes(then, now))
     if why:
         raise ValueError(f"data: the task built from data={cfg.data!r} is not the one the checkpoint {path} was "
                          f"trained on: {why}; resume with the run's own data, or start a new run in another directory")
 
+def _set_aside(path: Path) -> Path:
+    "Rename `path` to `path.corrupt` (`.corrupt2`, ... when taken): nothing written over."
+    dest, i = path.with_name(path.name + ".corrupt"), 2
+    while os.path.lexists(dest):
+        dest, i = path.with_name(f"{path.name}.corrupt{i}"), i + 1
+    os.rename(path, dest)
+    return dest
+
 def open_run(out: str | Path, cfg: TrainConfig, main: bool = True, world: int = 1,
              task: Task | None = None, # the run's task: a checkpoint trained on other data is refused
+             ident: dict | None = None, # the task's `data_id` with its files (default: without)
             ) -> dict | None:
     "Check, then prepare, the run directory `out`; returns the checkpoint to resume from (None: start at step 0)."
     out = Path(out)
@@ -229,7 +360,7 @@ def open_run(out: str | Path, cfg: TrainConfig, main: bool = True, world: int = 
                          f"choose another directory")
     ck, path = find_checkpoint(out, cfg, quiet=not main) if cfg.resume else (None, None)
     if ck is not None and task is not None:
-        _check_same_data(ck, task, cfg, path)                                  # before anything in `out` changes
+        _check_same_data(ck, task, cfg, path, ident)                           # before anything in `out` changes
     if world > 1:
         dist.barrier()                                       # every process has read `out` before rank 0 changes it
     if not main:
@@ -239,7 +370,7 @@ def open_run(out: str | Path, cfg: TrainConfig, main: bool = True, world: int = 
     if stale:
         _log.warning(f"removed {len(stale)} temporary file(s) left in {out} by an interrupted save")
     if path is not None and path.name == CKPT_PREVIOUS and (out / CKPT_NAME).exists():
-        os.replace(out / CKPT_NAME, out / (CKPT_NAME + ".corrupt"))         # set aside, never rotated into the previous
+        _set_aside(out / CKPT_NAME)                                           # never rotated into the previous
     if cfg.resume and ck is None:
         why = "holds records but no checkpoint (it stopped before its first one)" if held else "holds no run"
         _log.warning(f"resume: {out} {why}; starting the run from step 0")

@@ -11,6 +11,7 @@ import torch
 import torch.nn as nn
 from torch.utils.data import default_collate
 from .contract import old_names
+from .files import check_data_path, not_text
 from .tasks import Task, make_task
 from .images import row_mask
 from . import loop, runs
@@ -65,8 +66,11 @@ _log = logging.getLogger("damcha.train")
 
 def _write(log, rec: dict):
     if log is not None:
-        log.write(json.dumps(rec) + "\n")
-        log.flush()
+        try:
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
+        except OSError as e:                                             # a full disk: the file named
+            raise runs.named_os_error(e, log.name) from None
 
 def _stop(out: Path, log, step: int, lv: float, nv: float, lr: float, iv: _Interval, counts: dict, last_eval):
     "Record a non-finite loss or gradient norm at `step` (1-based) and raise `NonFiniteLossError`."
@@ -139,9 +143,14 @@ def train(cfg: TrainConfig,
             lock.release(failed=not done)
 
 def _open_task(cfg: TrainConfig, main: bool, world: int) -> Task:
-    "The run's task, refused when `fraction` leaves less than one batch of it."
-    task = make_task(cfg.task, data=cfg.data, seq_len=cfg.seq_len, objective=cfg.objective, fraction=cfg.fraction,
-                     seed=cfg.seed, download=cfg.download and main, tokenizer=cfg.tokenizer, bpe_vocab=cfg.bpe_vocab)
+    "The run's task, refused when `fraction` leaves less than one batch of it (or `data` is a FIFO, or not UTF-8)."
+    check_data_path(cfg.data, "data")
+    try:
+        task = make_task(cfg.task, data=cfg.data, seq_len=cfg.seq_len, objective=cfg.objective, fraction=cfg.fraction,
+                         seed=cfg.seed, download=cfg.download and main, tokenizer=cfg.tokenizer,
+                         bpe_vocab=cfg.bpe_vocab)
+    except UnicodeDecodeError as e:
+        raise not_text(e, cfg.data, "data") from None
     if cfg.fraction < 1 and len(task.train) < cfg.batch_size:
         raise ValueError(f"fraction={cfg.fraction:g} leaves {len(task.train)} training example(s), fewer than one "
                          f"batch (batch_size={cfg.batch_size}): choose a larger fraction")
@@ -156,12 +165,14 @@ def _open_task(cfg: TrainConfig, main: bool, world: int) -> Task:
 
 # %% ../nbs/09b_train.ipynb #916e939b
 def _prepare(cfg: TrainConfig, main: bool, world: int, device, setup):
-    "`(cfg, task, model, optimizer, start step, elapsed seconds)` for the run in `cfg.out`, restored on resume."
+    "`(cfg, task, model, optimizer, start step, elapsed seconds, data_id)` for the run in `cfg.out` (restored)."
     if device.type == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
+    cfg = replace(cfg, data=runs.data_path(cfg.data))                   # absolute: read again from anywhere
     task = _open_task(cfg, main, world)
-    ck = runs.open_run(Path(cfg.out), cfg, main, world, task)
+    ident = runs.data_id(task, runs.data_files(task, cfg.data))        # the files' SHA-256, once per start
+    ck = runs.open_run(Path(cfg.out), cfg, main, world, task, ident)
     if ck is not None and cfg.warmup is None:                           # the run's own warm-up, as it was planned
         cfg = replace(cfg, warmup=ck["config"].get("warmup"))
     torch.manual_seed(cfg.seed)
@@ -171,7 +182,7 @@ def _prepare(cfg: TrainConfig, main: bool, world: int, device, setup):
     start, elapsed = (0, 0.0) if ck is None else runs.restore(ck, model, opt)
     if setup is not None:
         setup(model)
-    return cfg, task, model, opt, start, elapsed
+    return cfg, task, model, opt, start, elapsed, ident
 
 def _eval_record(model, task, cfg, device, amp, step: int, lr: float, seen: dict, monitor, probe, eval_hook,
                  world: int) -> dict:
@@ -189,7 +200,7 @@ def _test_record(model, task, cfg, device, amp, eval_hook) -> dict:
 # %% ../nbs/09b_train.ipynb #d0285f23
 def _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights, eval_hook) -> dict:
     main, out = rank == 0, Path(cfg.out)
-    cfg, task, model, opt, start, elapsed = _prepare(cfg, main, world, device, setup)
+    cfg, task, model, opt, start, elapsed, ident = _prepare(cfg, main, world, device, setup)
     fixed = dict(**loop.model_params(model), attn_flops_per_token=_probe_flops(model, task, cfg, device))
     net, amp = loop.distribute(model, cfg, device, world), loop.autocast_for(cfg, device)
     monitor, bar = loop.AttentionMonitor(model), _progress_bar(cfg, start, main)
@@ -220,8 +231,7 @@ def _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights
                 records.append(rec)
                 last_eval, iv = rec, _Interval()
                 if main:
-                    state = runs.checkpoint_state(model, opt, cfg, done, rec["wall_time"], task.vocab,
-                                                  runs.data_id(task))
+                    state = runs.checkpoint_state(model, opt, cfg, done, rec["wall_time"], task.vocab, ident)
                     runs.atomic_save(state, out / runs.CKPT_NAME, previous=out / runs.CKPT_PREVIOUS)
                 if stop_after is not None and done >= stop_after:
                     break

@@ -66,17 +66,23 @@ def interval95(xs: Sequence[float]) -> tuple[float, float]:
     return m - h, m + h
 
 # %% ../nbs/10c_stats.ipynb #bb778d46
-def welch(a: Sequence[float], b: Sequence[float]) -> dict:
-    "Welch's t test of mean(a) = mean(b): the difference, t, the Welch-Satterthwaite degrees of freedom, two-sided p."
+def _welch_se_df(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float]:
+    "mean(a) - mean(b), its standard error and the Welch-Satterthwaite degrees of freedom."
     if len(a) < 2 or len(b) < 2:
-        raise ValueError(f"welch needs at least two values per group, got {len(a)} and {len(b)}")
+        raise ValueError(f"need at least two values per group, got {len(a)} and {len(b)}")
     va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
     diff = statistics.fmean(a) - statistics.fmean(b)
     if va + vb == 0:
+        return diff, 0.0, float("inf")
+    return diff, math.sqrt(va + vb), (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+
+def welch(a: Sequence[float], b: Sequence[float]) -> dict:
+    "Welch's t test of mean(a) = mean(b): the difference, t, the Welch-Satterthwaite degrees of freedom, two-sided p."
+    diff, se, df = _welch_se_df(a, b)
+    if se == 0:
         return dict(diff=diff, t=math.copysign(math.inf, diff) if diff else 0.0, df=float("nan"),
                     p=0.0 if diff else 1.0)
-    t = diff / math.sqrt(va + vb)
-    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    t = diff / se
     return dict(diff=diff, t=t, df=df, p=t_two_sided(t, df))
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -111,16 +117,6 @@ def t_upper(t: float, df: float) -> float:
     "P(T >= t) for Student's t with `df` degrees of freedom (one-sided)."
     half = t_two_sided(t, df) / 2
     return half if t >= 0 else 1.0 - half
-
-def _welch_se_df(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float]:
-    "mean(a) - mean(b), its standard error and the Welch-Satterthwaite degrees of freedom."
-    if len(a) < 2 or len(b) < 2:
-        raise ValueError(f"need at least two values per group, got {len(a)} and {len(b)}")
-    va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
-    diff = statistics.fmean(a) - statistics.fmean(b)
-    if va + vb == 0:
-        return diff, 0.0, float("inf")
-    return diff, math.sqrt(va + vb), (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
 
 def welch_interval(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> tuple[float, float]:
     "The Welch interval of mean(a) - mean(b) at `level`."

@@ -253,7 +253,7 @@ class DamchaPreTrainedModel(PreTrainedModel):
     _supports_sdpa = True                                      # the layers call SDPA; "eager" pins its math kernel
 
     def _init_weights(self, module) -> None:
-        "Nothing per module: `initialize_weights` sets every weight at once (transformers skips modules without weights)."
+        "Nothing per module: `initialize_weights` sets every weight at once (transformers skips weightless modules)."
         return None
 
     def initialize_weights(self) -> None:

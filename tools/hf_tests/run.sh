@@ -32,16 +32,9 @@ if ! python -c "import parameterized, xdist" 2>/dev/null; then
   exit 1
 fi
 
-WORK="${HF_TESTS_DIR:-}"
-if [ -z "$WORK" ]; then
-  WORK="$(mktemp -d "${TMPDIR:-/tmp}/damcha-hf-tests.XXXXXX")"
-  trap 'rm -rf "$WORK"' EXIT
-fi
-mkdir -p "$WORK"
-SDIST="$WORK/transformers-$VERSION.tar.gz"
-if [ ! -f "$SDIST" ]; then
-  python -m pip download -q --no-deps --no-binary :all: "transformers==$VERSION" -d "$WORK" 2> >(grep -v "is ignored" >&2)
-fi
+# shellcheck source=tools/sdist.sh
+source "$(dirname "$0")/../sdist.sh"
+sdist_into transformers "$VERSION" "${HF_TESTS_DIR:-}"
 TREE="$WORK/tree"
 SNAP=()
 if [ -n "${HF_TESTS_GIT_DIR:-}" ]; then

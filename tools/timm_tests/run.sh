@@ -25,16 +25,9 @@ if [ "$INSTALLED" != "$PIN" ]; then
   exit 1
 fi
 
-WORK="${TIMM_TESTS_DIR:-}"
-if [ -z "$WORK" ]; then
-  WORK="$(mktemp -d "${TMPDIR:-/tmp}/damcha-timm-tests.XXXXXX")"
-  trap 'rm -rf "$WORK"' EXIT
-fi
-mkdir -p "$WORK"
-SDIST="$WORK/timm-$PIN.tar.gz"
-if [ ! -f "$SDIST" ]; then
-  python -m pip download -q --no-deps --no-binary :all: "timm==$PIN" -d "$WORK" 2> >(grep -v "is ignored" >&2)
-fi
+# shellcheck source=tools/sdist.sh
+source "$(dirname "$0")/../sdist.sh"
+sdist_into timm "$PIN" "${TIMM_TESTS_DIR:-}"
 SRC="$WORK/timm-$PIN"
 rm -rf "$SRC"
 # the tests and pytest's settings (markers) only: without the sdist's timm/ package, the tests import the installed timm

@@ -254,6 +254,8 @@ def api_targets(processed: dict[str, dict]) -> dict[str, str]:
             if c["cell_type"] != "markdown":
                 continue
             for h in re.findall(r"^#{3,4} (\S+)\s*$", c["source"], re.M):
+                if h.startswith("__"):                    # markdown reads __x__ as bold: its anchor is not the name
+                    continue
                 seen.setdefault(h, set()).add(f"{stem}.ipynb#{slug(h)}")
     return {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
 

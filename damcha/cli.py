@@ -306,6 +306,8 @@ def _compare_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--threads", type=parse_threads, default=None,
                    help="CPU threads for torch (default: torch's choice); losses and accuracies can differ in their "
                         "last digits with the thread count")
+    from damcha.cluster import add_cluster_arguments                          # chapter 11e: --ray, --tensorboard
+    add_cluster_arguments(p)
     p.set_defaults(func=_cmd_compare)
     return p
 
@@ -315,6 +317,8 @@ def _cmd_compare(args) -> int:
     kw = dict(dry_run=args.dry_run, ptb_dir=args.ptb, seeds=args.seeds, keep_checkpoints=args.keep_checkpoints,
               only=args.only)
     try:
+        from damcha.cluster import cluster_options
+        kw.update(cluster_options(args, out))
         if not args.dry_run:
             check_out(out)
         args.continue_with = (f"finished runs are kept in {Path(out) / 'results.jsonl'}; rerun the same command to "

@@ -56,7 +56,8 @@ _HELP = dict(objective="image tasks: classify or reconstruct (masked rows of pat
              tokenizer="source-conditioned tasks: char (characters) or bpe (byte-pair merges learned from the "
                        "training text by the tokenizers library, saved with the run)",
              bpe_vocab="source-conditioned tasks with --tokenizer bpe: the vocabulary size (at least 260)",
-             warmup="linear warm-up steps (default: a tenth of --steps, at most 50; on --resume: the run's own)")
+             warmup="linear warm-up steps (default: a tenth of --steps, at most 50; on --resume: the run's own)",
+             tensorboard="TensorBoard event files in --out too (pip install 'damcha[tensorboard]')")
 
 # %% ../nbs/15_cli.ipynb #15dc0826
 def _train_flag(name: str) -> str:

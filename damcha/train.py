@@ -80,8 +80,8 @@ class _Board:
         try:
             from torch.utils.tensorboard import SummaryWriter
         except ImportError:
-            raise ImportError("tensorboard=True needs the tensorboard package: "
-                              "pip install 'damcha[tensorboard]'") from None
+            raise ValueError("tensorboard=True needs the tensorboard package: "
+                             "pip install 'damcha[tensorboard]'") from None
         # a resumed run hides the events written after its checkpoint's step, as metrics.jsonl drops those records
         self.writer = SummaryWriter(str(out), purge_step=start + 1 if start else None)
 

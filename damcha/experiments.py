@@ -451,9 +451,10 @@ def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, recs: list[d
         out.update({f"test_{k}": v for k, v in evaluate_split(model, task.test, task, full, device).items()})
     return out
 
-def _train_one(spec: RunSpec, run_dir: Path, log, tensorboard: bool = False) -> tuple[str | None, dict | None, dict]:
+def _train_one(spec: RunSpec, run_dir: Path, log, tensorboard: bool = False) -> tuple:
     """Train (or resume) one run; with `spec.select`, keep the best-validation model and score it on both whole splits.
-    Returns the failure, the best result and the post evaluations, from the models `train` left in memory."""
+    Returns the failure, the best result, the post evaluations (from the models `train` left in memory) and their
+    seconds."""
     from damcha.train import NonFiniteLossError
     from damcha.runs import CheckpointError
     bar = dict(progress=sys.stderr.isatty())                                      # a bar in a terminal, not in logs
@@ -476,12 +477,14 @@ def _train_one(spec: RunSpec, run_dir: Path, log, tensorboard: bool = False) -> 
     try:
         train(cfg, setup=held.append, eval_hook=hooks, **kw)
     except NonFiniteLossError as e:
-        return str(e), None, {}
+        return str(e), None, {}, 0.0
+    t0 = time.time()
     post = post_evaluations(spec, run_dir, model=held[0])                        # the last model, before the best
+    post_seconds = time.time() - t0
     if not spec.select:
-        return None, None, post
+        return None, None, post, post_seconds
     kept = hooks.hooks[0].kept                                                    # the _BestKeeper's
-    return None, _best_result(spec, cfg, held[0], read_metrics(run_dir / "metrics.jsonl"), kept), post
+    return None, _best_result(spec, cfg, held[0], read_metrics(run_dir / "metrics.jsonl"), kept), post, post_seconds
 
 # %% ../nbs/11_experiments.ipynb #6216e526
 def _result_row(spec: RunSpec, run_dir: Path, failure: str | None, best: dict | None, seconds: float,
@@ -509,8 +512,9 @@ def _result_row(spec: RunSpec, run_dir: Path, failure: str | None, best: dict | 
 def run_record(spec: RunSpec, run_dir: str | Path, log=print, tensorboard: bool = False) -> dict:
     "Train (or resume) one run in `run_dir`; return its results.jsonl row, made from what `train` left in memory."
     run_dir, t0 = Path(run_dir), time.time()
-    failure, best, post = _train_one(spec, run_dir, log, tensorboard)
-    return _result_row(spec, run_dir, failure, best, time.time() - t0, post)
+    failure, best, post, post_seconds = _train_one(spec, run_dir, log, tensorboard)
+    seconds = time.time() - t0 - post_seconds                            # training and the best model's scores
+    return _result_row(spec, run_dir, failure, best, seconds, post)
 
 def failure_record(spec: RunSpec, run_dir: str | Path, why: str, seconds: float = 0.0) -> dict:
     "The results.jsonl row of a run that failed for its own reasons (`why`), from what its folder holds."

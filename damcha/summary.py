@@ -256,7 +256,3 @@ def save_figures(results: list[dict], rows: list[dict], out: Path) -> None:
         plot_lowdata(rows, "ptb-char", "ptb-char low-data", ax=fig.subplots())
         fig.tight_layout()
         fig.savefig(out / "lowdata.png", dpi=110)
-
-# %% ../nbs/10b_summary.ipynb #cc2a11ea
-from .contract import old_names
-__getattr__ = old_names("damcha.summary", {"headline_metric": "headline_score"})

@@ -14,7 +14,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from einops import rearrange
 from .metric import head_dim
 from .attention import DamchaAttention
-from .matroid import MatroidalMetric, MatroidalAttention, DenseMahalanobisAttention
+from .matroid import MatroidalMetric
+from .mahalanobis import MatroidalAttention, DenseMahalanobisAttention
 from .baselines import MultiHeadAttention
 
 # %% auto #0

@@ -12,7 +12,7 @@ import torch
 import torch.nn as nn
 from .generator import MetricGenerator
 from .ablations import block_scales
-from .matroid import MahalanobisAttention
+from .mahalanobis import MahalanobisAttention
 from .train import TrainConfig, train
 from .loop import build_model, evaluate_split, resolve_device, default_warmup, eval_batches
 from .loop import model_params, stability_summary

@@ -53,7 +53,7 @@ def sdpa():
 def pairwise():
     "One forward + backward of the pairwise matroidal form at the decoder shape (B=8, T=256, m=d), and its peak memory."
     from damcha.bench import SHAPES, PairwiseMahalanobis, make_step, step_memory, Candidate
-    from damcha.matroid import MatroidalAttention
+    from damcha.mahalanobis import MatroidalAttention
     s = SHAPES[0]
     torch.manual_seed(0)
     pair = PairwiseMahalanobis(MatroidalAttention(s.D, s.H, m=s.dh))

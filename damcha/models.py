@@ -31,7 +31,7 @@ ATTENTIONS: dict[str, type[nn.Module]] = {
     "damcha": DamchaAttention,
     "dense-mahalanobis": DenseMahalanobisAttention,
     "matroidal": MatroidalAttention,
-    "dense-qk": DenseQKAttention, # the distance layers with separate query and key maps (chapter 05)
+    "dense-qk": DenseQKAttention, # the distance layers with separate query and key maps (chapter 05a)
     "matroidal-qk": MatroidalQKAttention,
     "talking-heads": TalkingHeadsAttention,
     "dcmha": DCMHAttention,

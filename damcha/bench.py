@@ -14,6 +14,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from einops import rearrange
 from .metric import head_dim
 from .attention import DamchaAttention
+import damcha.chunked  # MetricGenerator.head_queries in chunks (chapter 04a)
 from .matroid import MatroidalMetric, MatroidalAttention, DenseMahalanobisAttention
 from .baselines import MultiHeadAttention
 

@@ -267,10 +267,10 @@ def masked_weights(logits: Tensor, # (B, H, T, S)
 import importlib
 import warnings
 
-def old_names(module: str, # the module whose first-edition names these are, e.g. 'damcha.train'
+def old_names(module: str, # the module whose renamed names these are, e.g. 'damcha.train'
               renamed: dict[str, str], # old name -> new name in `module`, or 'package.module.name' elsewhere
              ):
-    "A module `__getattr__` that resolves the first edition's names for one release, warning with the new path."
+    "A module `__getattr__` that resolves renamed names for one release, warning with the new path."
     def __getattr__(name: str):
         if name not in renamed:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")

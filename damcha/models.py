@@ -15,6 +15,7 @@ from .generator import MetricGenerator, context, metric_param_counts
 from .ablations import make_generator
 from .contract import check_tokens, check_padding_mask
 from .attention import DamchaAttention, cached_context
+import damcha.chunked  # MetricGenerator.head_queries in chunks (chapter 04a)
 from .matroid import MatroidalAttention, DenseMahalanobisAttention, MatroidalQKAttention, DenseQKAttention
 from .baselines import (MultiHeadAttention, TiedMultiHeadAttention, qk_dim_for_params,
                               TalkingHeadsAttention, DCMHAttention, CollaborativeAttention,

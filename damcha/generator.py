@@ -13,7 +13,7 @@ from .metric import head_dim, blocks, rowsum
 from .metric import check_tokens, check_padding_mask
 
 # %% auto #0
-__all__ = ['StructuredMLPForM', 'MetricGenerator', 'show_blocks', 'context', 'param_groups', 'clip_grad_norm_', 'metric_param_counts']
+__all__ = ['StructuredMLPForM', 'MetricGenerator', 'show_blocks', 'context', 'metric_param_counts', 'param_groups', 'clip_grad_norm_']
 
 # %% ../nbs/01_generator.ipynb #5846f4e0
 class MetricGenerator(nn.Module):
@@ -291,7 +291,14 @@ def _identifiable_count(self: MetricGenerator) -> int:
 
 MetricGenerator._identifiable_count = _identifiable_count
 
-# %% ../nbs/01a_learn.ipynb #4bad4ac8
+# %% ../nbs/01a_learn.ipynb #62dc6f76
+def metric_param_counts(model: nn.Module) -> dict:
+    "`dict(nominal=, identifiable=)`: parameters of the `MetricGenerator`s in `model`, and those reaching the scores."
+    gens = [m for m in model.modules() if isinstance(m, MetricGenerator)]
+    return dict(nominal=sum(sum(p.numel() for p in g.parameters()) for g in gens),
+                identifiable=sum(g._identifiable_count() for g in gens))
+
+# %% ../nbs/01a_learn.ipynb #dfeca660
 def _compact_factors(model: nn.Module) -> dict[int, int]:
     "`id(parameter) -> H` for every compact (block-row sum) parameter of every `'rowsum'` generator in `model`."
     out = {}
@@ -319,6 +326,7 @@ def param_groups(model: nn.Module,
     return [dict(params=ps, lr=lr * f, weight_decay=weight_decay / f if decay else 0.0)
             for (f, decay), ps in groups.items()]
 
+# %% ../nbs/01a_learn.ipynb #2905ae02
 def clip_grad_norm_(model: nn.Module,
                     max_norm: float, # clip to this global 2-norm (float('inf'): measure only)
                    ) -> Tensor: # the global gradient norm the 'full' model would have, before clipping
@@ -333,9 +341,3 @@ def clip_grad_norm_(model: nn.Module,
     for g, _ in grads:
         g.detach().mul_(coef.to(g))
     return total
-
-def metric_param_counts(model: nn.Module) -> dict:
-    "`dict(nominal=, identifiable=)`: parameters of the `MetricGenerator`s in `model`, and those reaching the scores."
-    gens = [m for m in model.modules() if isinstance(m, MetricGenerator)]
-    return dict(nominal=sum(sum(p.numel() for p in g.parameters()) for g in gens),
-                identifiable=sum(g._identifiable_count() for g in gens))

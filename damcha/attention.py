@@ -17,6 +17,7 @@ from .ablations import make_generator, generator_options
 from .contract import (check_tokens, check_padding_mask, check_attn_mask, build_attn_mask, causal_block_mask,
                              extend_cache, prepare_call, sdpa_attend, zero_padded_queries)
 from .contract import LogitsSource as _LogitsSource, keep_logits as _keep_logits
+import damcha.chunked  # MetricGenerator.head_queries in chunks, the layer's causal path (chapter 04a)
 
 # %% auto #0
 __all__ = ['MBasedAttention', 'DamchaAttention', 'cached_context']

@@ -137,7 +137,7 @@ def evict():
 def rowsum():
     "Decoder shape: the reference's plain path, 'rowsum' chunked / plain, and 'rowsum' with RowsumQueriesV."
     from damcha.attention import DamchaAttention
-    from damcha.generator import _MetricQueries
+    from damcha.chunked import _MetricQueries
     from damcha.bench import step_memory
     g64 = torch.Generator().manual_seed(0)
     N, Hs, ds, ns = 37, 3, 4, 6

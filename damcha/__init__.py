@@ -9,8 +9,8 @@ __all__ = ['MetricGenerator', 'DamchaAttention', 'MatroidalAttention', 'DenseMah
            'make_task', 'TrainConfig', 'train', 'compare']
 
 # %% ../nbs/16_package.ipynb #c1290652
-_HOMES = {"MetricGenerator": "generator", "DamchaAttention": "attention", "MatroidalAttention": "matroid",
-          "DenseMahalanobisAttention": "matroid", "MultiHeadAttention": "baselines", "ATTENTIONS": "models",
+_HOMES = {"MetricGenerator": "generator", "DamchaAttention": "attention", "MatroidalAttention": "mahalanobis",
+          "DenseMahalanobisAttention": "mahalanobis", "MultiHeadAttention": "baselines", "ATTENTIONS": "models",
           "make_attention": "models", "Decoder": "models", "VisionTransformer": "models", "TransformerPC": "models",
           "to_rowsum": "models", "param_counts": "models", "make_task": "tasks", "TrainConfig": "train",
           "compare": "experiments"}

@@ -13,7 +13,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from .metric import blocks
-from .generator import MetricGenerator, register_ablated
+from .generator import MetricGenerator
 
 # %% auto #0
 __all__ = ['ABLATION_OPTIONS', 'AblatedGenerator', 'block_scales', 'make_generator', 'generator_options']
@@ -309,8 +309,6 @@ def block_scales(model: nn.Module, # a model, or one generator
         for g in plain:
             g.__dict__.pop("diag_scale", None), g.__dict__.pop("off_diag_scale", None)
             g.__class__ = MetricGenerator
-
-register_ablated(AblatedGenerator, block_scales)
 
 # %% ../nbs/01b_ablations.ipynb #fb015afc
 ABLATION_OPTIONS = ("rank", "layer_bias", "n_layers", "off_diag_mode", "prior_std", "layer_bias_rank")

@@ -16,7 +16,8 @@ from .generator import MetricGenerator, context
 from .ablations import make_generator, generator_options
 from .contract import (check_tokens, check_padding_mask, check_attn_mask, build_attn_mask, causal_block_mask,
                              extend_cache, prepare_call, sdpa_attend, zero_padded_queries)
-from .contract import LogitsSource as _LogitsSource, keep_logits as _keep_logits, old_names
+from .contract import LogitsSource as _LogitsSource, keep_logits as _keep_logits
+import damcha.chunked  # MetricGenerator.head_queries in chunks, the layer's causal path (chapter 04a)
 
 # %% auto #0
 __all__ = ['MBasedAttention', 'DamchaAttention', 'cached_context']
@@ -157,9 +158,3 @@ def cached_context(x: Tensor, # (B, T, D) the new tokens
     cache["cn"] = n + x.shape[1]
     count = torch.arange(n + 1, n + x.shape[1] + 1, device=x.device, dtype=x.dtype)   # (T,)
     return csum / count.view(1, -1, 1)
-
-# %% ../nbs/04_attention.ipynb #f24b2431
-_MOVED = {name: f"damcha.contract.{name}" for name in ("LogitsSource", "keep_scores", "keep_logits",
-                                                       "recording_logits", "attention_logits", "masked_weights")}
-_MOVED["check_cache_call"] = "damcha.contract._check_cache_call"
-__getattr__ = old_names("damcha.attention", _MOVED)

@@ -14,7 +14,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from einops import rearrange
 from .metric import head_dim
 from .attention import DamchaAttention
-from .matroid import MatroidalMetric, MatroidalAttention, DenseMahalanobisAttention
+from .matroid import MatroidalMetric
+from .mahalanobis import MatroidalAttention, DenseMahalanobisAttention
 from .baselines import MultiHeadAttention
 
 # %% auto #0
@@ -410,11 +411,3 @@ def step_breakdown(step: Callable[[], None], device="cpu") -> dict[str, float]:
 def thp_active() -> bool:
     "Whether PyTorch allocates large CPU tensors for huge pages (`THP_MEM_ALLOC_ENABLE=1` at its first allocation)."
     return all(torch.empty(2 ** 20).data_ptr() % 4096 == 0 for _ in range(3))  # 4 MiB each: page-aligned only then
-
-# %% ../nbs/12_bench.ipynb #37752f25
-from .contract import old_names
-_MOVED = ("run_bench", "ModelShape", "MODEL_SHAPE", "QUICK_MODEL_SHAPE", "model_candidates", "make_train_step",
-          "resident_bytes", "run_model_bench", "evaluate_targets", "limits", "format_table", "bench_figsize",
-          "plot_bench", "plot_model", "add_bench_arguments", "run_from_args", "bench_main")
-_RENAMED = {"_gemm_step": "gemm_step", **{name: f"damcha.speed.{name}" for name in _MOVED}}
-__getattr__ = old_names("damcha.bench", _RENAMED)

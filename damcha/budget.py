@@ -442,8 +442,3 @@ def _budget_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunS
     return budget_runs(ptb_or_error("budget", data), done, seeds or (0, 1, 2, 3, 4))
 
 register_preset("budget", _budget_preset, report=_budget_report, staged=True)
-
-# %% ../nbs/11a_budget.ipynb #3169813e
-from .contract import old_names
-_RENAMED = {name: "_" + name for name in ("HEAD", "LONG", "SHORT", "EXTEND")}
-__getattr__ = old_names("damcha.budget", _RENAMED)

@@ -13,7 +13,7 @@ _all_ = ["check_tokens", "check_padding_mask"]
 # %% auto #0
 __all__ = ['check_attn_mask', 'build_attn_mask', 'causal_block_mask', 'extend_cache', 'prepare_call', 'attention_mask',
            'sdpa_attend', 'masked_softmax', 'zero_padded_queries', 'visible_keys', 'LogitsSource', 'keep_scores',
-           'keep_logits', 'recording_logits', 'attention_logits', 'masked_weights', 'old_names', 'check_tokens',
+           'keep_logits', 'recording_logits', 'attention_logits', 'masked_weights', 'check_tokens',
            'check_padding_mask']
 
 # %% ../nbs/03_contract.ipynb #449c9dd4
@@ -262,21 +262,3 @@ def masked_weights(logits: Tensor, # (B, H, T, S)
         return logits.softmax(-1)
     a = logits.masked_fill(~visible, float("-inf")).softmax(-1)
     return a.masked_fill(~visible.any(-1, keepdim=True), 0.)
-
-# %% ../nbs/03_contract.ipynb #f46bfb99
-import importlib
-import warnings
-
-def old_names(module: str, # the module whose first-edition names these are, e.g. 'damcha.train'
-              renamed: dict[str, str], # old name -> new name in `module`, or 'package.module.name' elsewhere
-             ):
-    "A module `__getattr__` that resolves the first edition's names for one release, warning with the new path."
-    def __getattr__(name: str):
-        if name not in renamed:
-            raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        where, _, attr = renamed[name].rpartition(".")
-        where = where or module
-        warnings.warn(f"{module}.{name} is now {where}.{attr}: import it from {where} (the old name goes in the next "
-                      "release)", DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module(where), attr)
-    return __getattr__

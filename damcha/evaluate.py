@@ -357,13 +357,3 @@ def reconstruction_scores(model: nn.Module, # a damcha.images.PatchReconstructor
     recon = reconstructions(model, images, mask_rows, batch_size, seed, device, paste_visible)
     out = image_scores(images, recon, extractor, k, batch_size, device)
     return dict(out, mask_rows=mask_rows, paste_visible=paste_visible)
-
-# %% ../nbs/10_evaluate.ipynb #ddaa8965
-from .contract import old_names
-_MOVED = ("bleu", "chrf", "token_nll", "load_bart", "bart_score", "text_scores", "generate_targets", "seq2seq_scores",
-          "ScoreHook", "score_hook", "SEQ2SEQ")
-_RENAMED = {"image_metrics": "image_scores", "reconstruction_metrics": "reconstruction_scores",
-            **{name: f"damcha.generation.{name}" for name in _MOVED},
-            "MetricHook": "damcha.generation.ScoreHook", "metric_hook": "damcha.generation.score_hook",
-            "text_metrics": "damcha.generation.text_scores", "seq2seq_metrics": "damcha.generation.seq2seq_scores"}
-__getattr__ = old_names("damcha.evaluate", _RENAMED)

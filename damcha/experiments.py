@@ -12,7 +12,7 @@ import torch
 import torch.nn as nn
 from .generator import MetricGenerator
 from .ablations import block_scales
-from .matroid import MahalanobisAttention
+from .mahalanobis import MahalanobisAttention
 from .train import TrainConfig, train
 from .loop import build_model, evaluate_split, resolve_device, default_warmup, eval_batches
 from .loop import model_params, stability_summary
@@ -633,11 +633,3 @@ def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_r
     log(_table_markdown(rows))
     log(f"results: {out / 'results.jsonl'}\ntables: {out / 'summary.md'}, {out / 'summary.csv'}")
     return rows
-
-# %% ../nbs/11_experiments.ipynb #fac05cef
-from .contract import old_names
-_MOVED = {name: "damcha.summary." + name for name in (
-    "headline_metric", "mean_std", "summarize", "fmt_mean_std", "fmt_count", "TABLE_COLUMNS", "table_markdown",
-    "write_tables", "curve_styles", "plot_curves", "plot_metric_vs_params", "plot_lowdata")}
-_MOVED["headline_metric"] = "damcha.summary.headline_score"                  # renamed too
-__getattr__ = old_names("damcha.experiments", _MOVED)

@@ -5,7 +5,6 @@
 # %% ../nbs/01_generator.ipynb #b8ffb2fd
 from __future__ import annotations
 import math
-import warnings
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -14,16 +13,12 @@ from .metric import head_dim, blocks, rowsum
 from .metric import check_tokens, check_padding_mask
 
 # %% auto #0
-__all__ = ['StructuredMLPForM', 'MetricGenerator', 'register_ablated', 'show_blocks', 'context', 'metric_queries', 'param_groups', 'clip_grad_norm_', 'metric_param_counts']
+__all__ = ['StructuredMLPForM', 'MetricGenerator', 'show_blocks', 'context', 'metric_param_counts', 'param_groups', 'clip_grad_norm_']
 
 # %% ../nbs/01_generator.ipynb #5846f4e0
 class MetricGenerator(nn.Module):
     "Maps a context `(..., D)` to a full cross-head metric `(..., D, D)` or, fused, to head metrics `(..., H, dh, dh)`."
     rank, layer_bias, layer_bias_rank, n_layers, mode = None, False, None, 1, "mlp"  # no ablation (chapter 01b's)
-
-    def __new__(cls, *args, **kwargs):
-        old = [k for k in _ABLATION_OPTIONS if k in kwargs]
-        return super().__new__(_ablated("options", old) if cls is MetricGenerator and old else cls)
 
     def __init__(self, d_model: int, n_heads: int,
                  hidden: tuple[int, ...] = (256, 512), # widths of the MLP's hidden layers
@@ -53,8 +48,6 @@ class MetricGenerator(nn.Module):
 # %% ../nbs/01_generator.ipynb #de2a0522
 _PARAMETERIZATIONS = ("full", "rowsum")
 _CONTEXTS = ("full", "head-local")
-_ABLATION_OPTIONS = ("rank", "layer_bias", "n_layers", "off_diag_mode", "prior_std", "layer_bias_rank")
-_ABLATED = {}                                                                      # filled by register_ablated
 
 def _check_hidden(hidden, name: str = "hidden") -> tuple[int, ...]:
     "The hidden widths as a tuple, each an int >= 1 (a zero width would build an empty layer)."
@@ -74,20 +67,6 @@ def _check_generator_options(use_mlp, parameterization, context):
         raise ValueError(f"context must be one of {_CONTEXTS}, got {context!r}")
     if context == "head-local" and not use_mlp:
         raise ValueError(f"context='head-local' needs use_mlp=True (one MLP per head), got use_mlp={use_mlp!r}")
-
-def register_ablated(cls: type, block_scales) -> None:
-    "Where a subclass holding the ablation options registers itself, with its `block_scales(generator, diag, off)`."
-    _ABLATED.update(options=cls, block_scales=block_scales)
-
-def _ablated(what: str, old: list[str]):
-    "The registered ablation class (or its block scales), with the warning that the old call is deprecated."
-    if what not in _ABLATED:
-        raise TypeError(f"MetricGenerator has no option {old[0]!r}: it is an ablation, "
-                        "build it with damcha.ablations.AblatedGenerator")
-    new = "damcha.ablations.AblatedGenerator" if what == "options" else "damcha.ablations.block_scales(model, ...)"
-    warnings.warn(f"MetricGenerator({', '.join(f'{k}=...' for k in old)}) is deprecated: the reference's ablations "
-                  f"are {new}'s (the old call goes in the next release)", DeprecationWarning, stacklevel=3)
-    return _ABLATED[what]
 
 # %% ../nbs/01_generator.ipynb #6a5f89ed
 class _GroupedLinear(nn.Module):
@@ -253,109 +232,21 @@ def context(x: Tensor, # (B, T, D) tokens
         return x.cumsum(1) / w.cumsum(1).clamp(min=1)  # (B, T, D)
     return x.sum(1) / w.sum(1).clamp(min=1)                   # (B, D)
 
-# %% ../nbs/01_generator.ipynb #c119c331
-class _MetricQueries(torch.autograd.Function):
-    "`q[r, i] = x[r, i] @ (W h[r] + b)[i]` for N tokens, `chunk` at a time; the backward recomputes chunks' metrics."
-    @staticmethod
-    def forward(ctx, xh, h, W, b, chunk): # (N, H, dh), (N, n_h), (H dh dh, n_h), (H, dh, dh), int -> (N, H, dh)
-        N, H, dh = xh.shape
-        with torch.autocast(xh.device.type, enabled=False):
-            q = torch.bmm(xh.transpose(0, 1), b).transpose(0, 1).contiguous()      # (N, H, dh): x_i b_i
-            buf = xh.new_empty(min(chunk, N), H * dh * dh)                         # one chunk of metrics, reused
-            for r0 in range(0, N, chunk):
-                R = min(chunk, N - r0)
-                rows = slice(r0, r0 + R)
-                m = torch.mm(h[rows], W.t(), out=buf[:R]).view(R * H, dh, dh)    # (R H, dh, dh): W h_r
-                qr = q[rows].view(R * H, 1, dh)
-                torch.baddbmm(qr, xh[rows].reshape(R * H, 1, dh), m, out=qr)       # q += x_i (W h_r)_i
-        ctx.save_for_backward(xh, h, W, b)
-        ctx.chunk = chunk
-        ctx.last = buf if any(ctx.needs_input_grad[:4]) else None                  # holds the last chunk's metrics
-        return q
-
-# %% ../nbs/01_generator.ipynb #2df5f387
-def _metric_queries_backward(ctx, gq): # (N, H, dh)
-    "The backward of `_MetricQueries`: the chunks in reverse, the last from the buffer, every other recomputed."
-    xh, h, W, b = ctx.saved_tensors
-    chunk, (N, H, dh) = ctx.chunk, xh.shape
-    need_x, need_h, need_W, need_b = ctx.needs_input_grad[:4]
-    gx = gh = gW = gb = None
-    with torch.autocast(xh.device.type, enabled=False):
-        gq = gq.contiguous()
-        if need_x:                                                               # (N, H, dh): b_i g
-            gx = torch.bmm(gq.transpose(0, 1), b.transpose(1, 2)).transpose(0, 1).contiguous()
-        if need_b:
-            gb = torch.bmm(xh.permute(1, 2, 0), gq.transpose(0, 1))       # (H, dh, dh): sum_r x_i^T g_i
-        if need_h:
-            gh = torch.empty_like(h)                                      # (N, n_h)
-        if need_W:
-            gW = torch.empty_like(W)                                      # (H dh dh, n_h)
-        # usable once (a second backward recomputes)
-        last, ctx.last = ctx.last, None
-        buf = last if last is not None else xh.new_empty(min(chunk, N), H * dh * dh)
-        # the last chunk first: its metrics are in buf
-        for j, r0 in enumerate(range(0, N, chunk)[::-1]):
-            R = min(chunk, N - r0)
-            rows = slice(r0, r0 + R)
-            g = gq[rows]                                                         # (R, H, dh)
-            if need_x:
-                if j == 0 and last is not None:
-                    m = buf[:R].view(R * H, dh, dh)  # kept from the forward pass
-                else:
-                    m = torch.mm(h[rows], W.t(), out=buf[:R]).view(R * H, dh, dh)  # recomputed chunk of metrics
-                gxr = gx[rows].view(R * H, 1, dh)
-                torch.baddbmm(gxr, g.view(R * H, 1, dh), m.transpose(1, 2), out=gxr)  # gx += m g
-            if need_h or need_W:
-                gm = torch.mul(xh[rows].unsqueeze(-1), g.unsqueeze(-2), out=buf[:R].view(R, H, dh, dh))
-                gm = gm.view(R, -1)                                              # (R, H dh dh): x_i g_i^T
-                if need_h:
-                    torch.mm(gm, W, out=gh[rows])
-                if need_W:
-                    if j == 0:
-                        torch.mm(gm.t(), h[rows], out=gW)
-                    else:
-                        torch.addmm(gW, gm.t(), h[rows], out=gW)
-    return gx, gh, gW, gb, None
-
-_MetricQueries.backward = staticmethod(_metric_queries_backward)
-
-# %% ../nbs/01_generator.ipynb #0f9d0c23
-def metric_queries(xh: Tensor, # (N, H, dh) head slices x_i, one row per token
-                   h: Tensor, # (N, n_h) the generator's last hidden activation for each token's context
-                   W: Tensor, # (H, dh, dh, n_h) the affine map to the head metrics
-                   b: Tensor, # (H, dh, dh) its bias
-                   chunk_size: int, # tokens per chunk
-                  ) -> Tensor: # (N, H, dh)
-    "`q_i = x_i (W_i h + b_i)` for every token, holding at most `chunk_size` tokens' metrics at a time."
-    if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 1:
-        raise ValueError(f"chunk_size must be a positive int (tokens per chunk), got {chunk_size!r}")
-    # compute in the autocast dtype, as a matmul would
-    if torch.is_autocast_enabled(xh.device.type):
-        dt = torch.get_autocast_dtype(xh.device.type)
-        xh, h, W, b = xh.to(dt), h.to(dt), W.to(dt), b.to(dt)
-    dt = torch.promote_types(torch.promote_types(xh.dtype, h.dtype), W.dtype)
-    return _MetricQueries.apply(xh.to(dt), h.to(dt), W.flatten(0, 2).to(dt), b.to(dt), chunk_size)
-
+# %% ../nbs/01_generator.ipynb #504940d7
 def _head_queries(self: MetricGenerator,
                   xh: Tensor, # (..., H, dh) head slices x_i
                   c: Tensor, # (..., D) one context per row of xh
-                  layer: int = 0, # which layer's scale, for layer_bias
-                  chunk_size: int | None = None, # tokens per chunk; None: all head metrics at once, then one einsum
+                  layer: int = 0, # which layer asks
+                  chunk_size: int | None = None, # chapter 04a's (damcha.chunked); this path keeps every metric
                  ) -> Tensor: # (..., H, dh)
-    "Queries `q_i = x_i m_i(c)`; with `chunk_size`, no more than `chunk_size` rows' metrics exist at any time."
+    "Queries `q_i = x_i m_i(c)`: every head metric, then one einsum."
     H, dh = self.n_heads, self.dh
     if xh.shape[-2:] != (H, dh) or xh.shape[:-2] != c.shape[:-1]:
         raise ValueError(f"xh must have shape (..., H, dh) = (..., {H}, {dh}) with the leading shape of c "
                          f"{tuple(c.shape[:-1])}, got {tuple(xh.shape)}")
-    chunked = chunk_size is not None and self.context == "full"                  # head-local: the plain path
-    aff = self._affine_map(layer) if chunked else None
-    if aff is None:                                                                # plain, static or low rank
-        return torch.einsum('...ia,...iae->...ie', xh, self.head_metrics(c, layer))
-    h, (W, b) = self._hidden(c), aff                                               # (..., n_h)
-    q = metric_queries(xh.reshape(-1, H, dh), h.reshape(-1, h.shape[-1]), W, b, chunk_size)  # (N, H, dh)
-    return q.view(xh.shape)
+    return torch.einsum('...ia,...iae->...ie', xh, self.head_metrics(c, layer))   # (..., H, dh)
 
-MetricGenerator.head_queries = _head_queries
+MetricGenerator.head_queries = MetricGenerator._all_metrics_queries = _head_queries
 
 # %% ../nbs/01_generator.ipynb #71a118d4
 def _to_rowsum(self: MetricGenerator) -> MetricGenerator:
@@ -400,7 +291,14 @@ def _identifiable_count(self: MetricGenerator) -> int:
 
 MetricGenerator._identifiable_count = _identifiable_count
 
-# %% ../nbs/01a_learn.ipynb #4bad4ac8
+# %% ../nbs/01a_learn.ipynb #62dc6f76
+def metric_param_counts(model: nn.Module) -> dict:
+    "`dict(nominal=, identifiable=)`: parameters of the `MetricGenerator`s in `model`, and those reaching the scores."
+    gens = [m for m in model.modules() if isinstance(m, MetricGenerator)]
+    return dict(nominal=sum(sum(p.numel() for p in g.parameters()) for g in gens),
+                identifiable=sum(g._identifiable_count() for g in gens))
+
+# %% ../nbs/01a_learn.ipynb #dfeca660
 def _compact_factors(model: nn.Module) -> dict[int, int]:
     "`id(parameter) -> H` for every compact (block-row sum) parameter of every `'rowsum'` generator in `model`."
     out = {}
@@ -428,6 +326,7 @@ def param_groups(model: nn.Module,
     return [dict(params=ps, lr=lr * f, weight_decay=weight_decay / f if decay else 0.0)
             for (f, decay), ps in groups.items()]
 
+# %% ../nbs/01a_learn.ipynb #2905ae02
 def clip_grad_norm_(model: nn.Module,
                     max_norm: float, # clip to this global 2-norm (float('inf'): measure only)
                    ) -> Tensor: # the global gradient norm the 'full' model would have, before clipping
@@ -442,9 +341,3 @@ def clip_grad_norm_(model: nn.Module,
     for g, _ in grads:
         g.detach().mul_(coef.to(g))
     return total
-
-def metric_param_counts(model: nn.Module) -> dict:
-    "`dict(nominal=, identifiable=)`: parameters of the `MetricGenerator`s in `model`, and those reaching the scores."
-    gens = [m for m in model.modules() if isinstance(m, MetricGenerator)]
-    return dict(nominal=sum(sum(p.numel() for p in g.parameters()) for g in gens),
-                identifiable=sum(g._identifiable_count() for g in gens))

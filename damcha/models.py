@@ -15,7 +15,7 @@ from .generator import MetricGenerator, context, metric_param_counts
 from .ablations import make_generator
 from .contract import check_tokens, check_padding_mask
 from .attention import DamchaAttention, cached_context
-from .matroid import MatroidalAttention, DenseMahalanobisAttention, MatroidalQKAttention, DenseQKAttention
+from .mahalanobis import MatroidalAttention, DenseMahalanobisAttention, MatroidalQKAttention, DenseQKAttention
 from .baselines import (MultiHeadAttention, TiedMultiHeadAttention, qk_dim_for_params,
                               TalkingHeadsAttention, DCMHAttention, CollaborativeAttention,
                               MixtureOfAttentionHeads, MixedMultiHeadAttention)
@@ -31,7 +31,7 @@ ATTENTIONS: dict[str, type[nn.Module]] = {
     "damcha": DamchaAttention,
     "dense-mahalanobis": DenseMahalanobisAttention,
     "matroidal": MatroidalAttention,
-    "dense-qk": DenseQKAttention, # the distance layers with separate query and key maps (chapter 05)
+    "dense-qk": DenseQKAttention, # the distance layers with separate query and key maps (chapter 05a)
     "matroidal-qk": MatroidalQKAttention,
     "talking-heads": TalkingHeadsAttention,
     "dcmha": DCMHAttention,

@@ -16,8 +16,8 @@ from .loop import TrainConfig, config_dict
 # %% auto #0
 __all__ = ['CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RUN_FILES', 'LOCK_NAME', 'CheckpointError', 'CorruptCheckpointError',
            'NotCheckpointError', 'named_os_error', 'atomic_save', 'load_checkpoint', 'find_checkpoint', 'data_id',
-           'checkpoint_state', 'restore', 'read_metrics', 'data_path', 'data_files', 'data_changes', 'run_files',
-           'check_output', 'open_run', 'RunLockedError', 'make_dirs', 'RunLock']
+           'checkpoint_state', 'restore', 'read_metrics', 'open_run', 'data_path', 'data_files', 'data_changes',
+           'run_files', 'check_output', 'RunLockedError', 'make_dirs', 'RunLock']
 
 # %% ../nbs/09a_runs.ipynb #e8adc497
 CKPT_FORMAT = "damcha-checkpoint-2"
@@ -210,6 +210,7 @@ def read_metrics(path: str | Path) -> list[dict]:
             out.append(r)
     return out
 
+# %% ../nbs/09a_runs.ipynb #3a5eb20b
 def _is_step(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -236,6 +237,64 @@ def _records_until(path: Path, step: int) -> list[dict]:
         _log.warning(f"resume: {path}: dropped {len(bad)} line(s) that are not records (line {bad[0]}"
                      + (", ..." if len(bad) > 1 else "") + ")")
     return keep
+
+# %% ../nbs/09a_runs.ipynb #f2d29da5
+def open_run(out: str | Path, cfg: TrainConfig, main: bool = True, world: int = 1,
+             task: Task | None = None, # the run's task: a checkpoint trained on other data is refused
+             ident: dict | None = None, # the task's `data_id` with its files (default: without)
+            ) -> dict | None:
+    "Check, then prepare, the run directory `out`; returns the checkpoint to resume from (None: start at step 0)."
+    out = Path(out)
+    metrics = out / "metrics.jsonl"
+    held = [n for n in ("metrics.jsonl", CKPT_NAME, CKPT_PREVIOUS) if (out / n).exists()]
+    if held and not cfg.resume:
+        raise ValueError(f"out: {out} already holds a run ({', '.join(held)}); pass resume=True to continue it, or "
+                         f"choose another directory")
+    ck, path = find_checkpoint(out, cfg, quiet=not main) if cfg.resume else (None, None)
+    if ck is not None and task is not None:
+        _check_same_data(ck, task, cfg, path, ident)                           # before anything in `out` changes
+    if world > 1:
+        dist.barrier()                                       # every process has read `out` before rank 0 changes it
+    if not main:
+        return ck
+    out.mkdir(parents=True, exist_ok=True)
+    stale = _sweep_temporary(out)
+    if stale:
+        _log.warning(f"removed {len(stale)} temporary file(s) left in {out} by an interrupted save")
+    if path is not None and path.name == CKPT_PREVIOUS and (out / CKPT_NAME).exists():
+        _set_aside(out / CKPT_NAME)                                           # never rotated into the previous
+    if cfg.resume and ck is None:
+        why = "holds records but no checkpoint (it stopped before its first one)" if held else "holds no run"
+        _log.warning(f"resume: {out} {why}; starting the run from step 0")
+    if metrics.exists():
+        keep = _records_until(metrics, 0 if ck is None else ck["step"])
+        _atomic_write(metrics, "".join(json.dumps(r) + "\n" for r in keep).encode())
+    return ck
+
+# %% ../nbs/09a_runs.ipynb #c4505b99
+def _check_same_data(ck: dict, task: Task, cfg: TrainConfig, path: Path, now: dict | None = None) -> None:
+    "A `ValueError` naming `data` unless `task` (`now`: its `data_id` with files) is the checkpoint's at `path`."
+    then, now = ck.get("data"), data_id(task) if now is None else now
+    why = None
+    if ck.get("vocab") is not None and ck["vocab"] != task.vocab:
+        why = "its vocabulary differs"
+        if then and then.get("vocab_size") != now["vocab_size"]:
+            why += f" ({now['vocab_size']} symbols here, {then['vocab_size']} in the checkpoint)"
+    elif then and then.get("sizes") != now["sizes"]:
+        why = f"its splits differ ({now['sizes']} examples here, {then['sizes']} in the checkpoint)"
+    elif data_changes(then, now):
+        why = "its content differs: " + "; ".join(data_changes(then, now))
+    if why:
+        raise ValueError(f"data: the task built from data={cfg.data!r} is not the one the checkpoint {path} was "
+                         f"trained on: {why}; resume with the run's own data, or start a new run in another directory")
+
+def _set_aside(path: Path) -> Path:
+    "Rename `path` to `path.corrupt` (`.corrupt2`, ... when taken): nothing written over."
+    dest, i = path.with_name(path.name + ".corrupt"), 2
+    while os.path.lexists(dest):
+        dest, i = path.with_name(f"{path.name}.corrupt{i}"), i + 1
+    os.rename(path, dest)
+    return dest
 
 # %% ../nbs/09a_runs.ipynb #fdf644fc
 _NO_FILES = ("recall", "digits", "cifar10", "cifar100", "mnist")     # no file read, or torchvision's own MD5 checks
@@ -265,6 +324,7 @@ def data_files(task: Task, data) -> list[dict]:
     name = lambda p: "" if p == root else os.path.relpath(p, root)
     return [dict(name=name(p), path=os.path.abspath(p), sha256=sha256_file(p)) for p in files]
 
+# %% ../nbs/09a_runs.ipynb #4013ad07
 def data_changes(then: dict | None, now: dict) -> list[str]:
     "How the data files `now` (a `data_id`) differ from those `then` recorded: one phrase per file; [] when the same."
     now_files = {f["name"]: f for f in now.get("files", [])}
@@ -321,63 +381,6 @@ def check_output(out: str | Path, # the file a command is about to write
         raise ValueError(f"{what} {out}: exists and was not written by this command; it is left as it is, give "
                          f"another file name")
 
-
-# %% ../nbs/09a_runs.ipynb #c4505b99
-def _check_same_data(ck: dict, task: Task, cfg: TrainConfig, path: Path, now: dict | None = None) -> None:
-    "A `ValueError` naming `data` unless `task` (`now`: its `data_id` with files) is the checkpoint's at `path`."
-    then, now = ck.get("data"), data_id(task) if now is None else now
-    why = None
-    if ck.get("vocab") is not None and ck["vocab"] != task.vocab:
-        why = "its vocabulary differs"
-        if then and then.get("vocab_size") != now["vocab_size"]:
-            why += f" ({now['vocab_size']} symbols here, {then['vocab_size']} in the checkpoint)"
-    elif then and then.get("sizes") != now["sizes"]:
-        why = f"its splits differ ({now['sizes']} examples here, {then['sizes']} in the checkpoint)"
-    elif data_changes(then, now):
-        why = "its content differs: " + "; ".join(data_changes(then, now))
-    if why:
-        raise ValueError(f"data: the task built from data={cfg.data!r} is not the one the checkpoint {path} was "
-                         f"trained on: {why}; resume with the run's own data, or start a new run in another directory")
-
-def _set_aside(path: Path) -> Path:
-    "Rename `path` to `path.corrupt` (`.corrupt2`, ... when taken): nothing written over."
-    dest, i = path.with_name(path.name + ".corrupt"), 2
-    while os.path.lexists(dest):
-        dest, i = path.with_name(f"{path.name}.corrupt{i}"), i + 1
-    os.rename(path, dest)
-    return dest
-
-def open_run(out: str | Path, cfg: TrainConfig, main: bool = True, world: int = 1,
-             task: Task | None = None, # the run's task: a checkpoint trained on other data is refused
-             ident: dict | None = None, # the task's `data_id` with its files (default: without)
-            ) -> dict | None:
-    "Check, then prepare, the run directory `out`; returns the checkpoint to resume from (None: start at step 0)."
-    out = Path(out)
-    metrics = out / "metrics.jsonl"
-    held = [n for n in ("metrics.jsonl", CKPT_NAME, CKPT_PREVIOUS) if (out / n).exists()]
-    if held and not cfg.resume:
-        raise ValueError(f"out: {out} already holds a run ({', '.join(held)}); pass resume=True to continue it, or "
-                         f"choose another directory")
-    ck, path = find_checkpoint(out, cfg, quiet=not main) if cfg.resume else (None, None)
-    if ck is not None and task is not None:
-        _check_same_data(ck, task, cfg, path, ident)                           # before anything in `out` changes
-    if world > 1:
-        dist.barrier()                                       # every process has read `out` before rank 0 changes it
-    if not main:
-        return ck
-    out.mkdir(parents=True, exist_ok=True)
-    stale = _sweep_temporary(out)
-    if stale:
-        _log.warning(f"removed {len(stale)} temporary file(s) left in {out} by an interrupted save")
-    if path is not None and path.name == CKPT_PREVIOUS and (out / CKPT_NAME).exists():
-        _set_aside(out / CKPT_NAME)                                           # never rotated into the previous
-    if cfg.resume and ck is None:
-        why = "holds records but no checkpoint (it stopped before its first one)" if held else "holds no run"
-        _log.warning(f"resume: {out} {why}; starting the run from step 0")
-    if metrics.exists():
-        keep = _records_until(metrics, 0 if ck is None else ck["step"])
-        _atomic_write(metrics, "".join(json.dumps(r) + "\n" for r in keep).encode())
-    return ck
 
 # %% ../nbs/09a_runs.ipynb #a421cca9
 LOCK_NAME = ".lock"

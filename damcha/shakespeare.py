@@ -149,7 +149,7 @@ def chosen_rates(results: list[dict]) -> dict[str, float]:
             out[k] = lr
     return out
 
-# %% ../nbs/11b_shakespeare.ipynb #ff57c54d
+# %% ../nbs/11b_shakespeare.ipynb #122b5fb0
 def shakespeare_references(data: str | Path, out: str | Path, orders=(1, 2, 3, 4, 5)) -> dict[str, dict[int, float]]:
     "n-gram references (bits per character) on the validation and test halves, kept in `out/ngram.json`."
     path = Path(out) / "ngram.json"
@@ -163,6 +163,7 @@ def shakespeare_references(data: str | Path, out: str | Path, orders=(1, 2, 3, 4
                                     bpc=refs), indent=1))
     return refs
 
+# %% ../nbs/11b_shakespeare.ipynb #978329c5
 def _stage(r: dict) -> str:
     return {"shakespeare-char": "recipe", "shakespeare-char rates": "rates", "shakespeare-char stress": "stress",
             "shakespeare-char long": "long"}.get(r["experiment"], r["experiment"])
@@ -184,7 +185,7 @@ def status_lines(results: list[dict], data) -> list[str]:
                   f"{', '.join(waiting)}."]
     return lines
 
-# %% ../nbs/11b_shakespeare.ipynb #4076cfec
+# %% ../nbs/11b_shakespeare.ipynb #5e128fea
 def family_tests(rows: dict[str, list[float]]) -> dict[tuple[str, str], dict]:
     """The pre-named differences a - b (`FAMILY`) with two values on both sides: Welch's test (`diff`, `p`, `df`),
     its 95 % interval (`ci`), Holm's `p_holm` over the pairs tested, the exact Mann-Whitney test (`mw`), sizes `n`."""
@@ -198,6 +199,7 @@ def family_tests(rows: dict[str, list[float]]) -> dict[tuple[str, str], dict]:
         t["p_holm"] = p
     return tests
 
+# %% ../nbs/11b_shakespeare.ipynb #666b4fc7
 def _family_lines(rows: dict[str, list[float]]) -> list[str]:
     "The pre-named differences, test bits per character: Welch, Holm over the pairs tested, Mann-Whitney, intervals."
     tests = list(family_tests(rows).values())

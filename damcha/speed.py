@@ -321,7 +321,7 @@ def _model_table(res: dict) -> list[str]:
     if not m:
         return []
     s, mha = m["shape"], m["rows"][0]
-    mem = all("peak_mib" in r for r in m["rows"])                          # not measured before the second edition
+    mem = all("peak_mib" in r for r in m["rows"])                          # older runs did not measure it
     lines = ["", f"whole model: Decoder, {s['n_layers']} layers, D={s['D']}, {s['H']} heads, B={s['B']}, T={s['T']}, "
              "forward + loss + backward + AdamW step", "",
              "| model | ms | x MHA time | tokens/s | x MHA tokens/s |" + (" peak MiB | x MHA |" if mem else "")
@@ -333,7 +333,6 @@ def _model_table(res: dict) -> list[str]:
                      f"{r['tok_s_x_mha']:.2f} |{cells} {r['gflop']:.2f} | {r['gflop'] / mha['gflop']:.2f} | "
                      f"{r['params']:,} |")
     return lines
-
 
 # %% ../nbs/12a_speed.ipynb #d86fc58a
 def format_table(res: dict) -> str:

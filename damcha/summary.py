@@ -55,6 +55,7 @@ def _chosen(r: dict, split: str, key: str) -> float | None:
     rec = r["final"] if split == "val" else r["test"]
     return rec.get(f"{split}_{key}") if rec else None
 
+# %% ../nbs/10b_summary.ipynb #3e814cb0
 def _group_row(exp: str, conf: str, rs: list[dict]) -> dict:
     "The summary row of one (experiment, configuration): means and standard deviations over its seeds."
     key, label = headline_score(exp)
@@ -256,7 +257,3 @@ def save_figures(results: list[dict], rows: list[dict], out: Path) -> None:
         plot_lowdata(rows, "ptb-char", "ptb-char low-data", ax=fig.subplots())
         fig.tight_layout()
         fig.savefig(out / "lowdata.png", dpi=110)
-
-# %% ../nbs/10b_summary.ipynb #cc2a11ea
-from .contract import old_names
-__getattr__ = old_names("damcha.summary", {"headline_metric": "headline_score"})

@@ -10,7 +10,6 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 from torch.utils.data import default_collate
-from .contract import old_names
 from .files import check_data_path, not_text
 from .tasks import Task, make_task
 from .images import row_mask
@@ -312,19 +311,6 @@ def plot_runs(paths, # metrics.jsonl files or run directories
     ax.set_ylabel(key)
     ax.legend(fontsize=8)
     return ax
-
-# %% ../nbs/09b_train.ipynb #5bb2def5
-_TO_LOOP = ("TASKS MAX_SEED default_warmup resolve_device setup_distributed autocast_for stress distribute build_model "
-            "model_params attention_flops_per_token step_generator train_batch eval_batches aux_loss lr_at "
-            "make_optimizer set_lr train_step evaluate_split AttentionMonitor grad_norm_stats run_grad_norm_stats "
-            "stability_summary measure_logits param_groups clip_grad_norm_").split()
-_TO_RUNS = ("CKPT_FORMAT CKPT_NAME CKPT_PREVIOUS LOCK_NAME CheckpointError CorruptCheckpointError atomic_save "
-            "load_checkpoint find_checkpoint data_id checkpoint_state restore read_metrics open_run RunLockedError "
-            "make_dirs RunLock").split()
-_MOVED = {**{n: f"damcha.loop.{n}" for n in _TO_LOOP}, **{n: f"damcha.runs.{n}" for n in _TO_RUNS},
-          "evaluate": "damcha.loop.evaluate_split", "sweep_temporary": "damcha.runs._sweep_temporary",
-          "RESUME_FREE": "damcha.runs._RESUME_FREE"}
-__getattr__ = old_names("damcha.train", _MOVED)
 
 # %% ../nbs/09b_train.ipynb #07640c6c
 class _CallableModule(types.ModuleType):

@@ -53,7 +53,7 @@ def sdpa():
 def pairwise():
     "One forward + backward of the pairwise matroidal form at the decoder shape (B=8, T=256, m=d), and its peak memory."
     from damcha.bench import SHAPES, PairwiseMahalanobis, make_step, step_memory, Candidate
-    from damcha.matroid import MatroidalAttention
+    from damcha.mahalanobis import MatroidalAttention
     s = SHAPES[0]
     torch.manual_seed(0)
     pair = PairwiseMahalanobis(MatroidalAttention(s.D, s.H, m=s.dh))
@@ -137,7 +137,7 @@ def evict():
 def rowsum():
     "Decoder shape: the reference's plain path, 'rowsum' chunked / plain, and 'rowsum' with RowsumQueriesV."
     from damcha.attention import DamchaAttention
-    from damcha.generator import _MetricQueries
+    from damcha.chunked import _MetricQueries
     from damcha.bench import step_memory
     g64 = torch.Generator().manual_seed(0)
     N, Hs, ds, ns = 37, 3, 4, 6

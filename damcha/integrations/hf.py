@@ -327,7 +327,7 @@ def _forward(self: DamchaForCausalLM,
     "Logits `(B, T, V)`; each row is computed from its real tokens only, so padding changes nothing."
     cfg = self.config
     if kwargs.get("past_key_values") is not None:
-        warnings.warn("`past_key_values` is deprecated: this transformers names the cache `cache`", FutureWarning)
+        warnings.warn("`past_key_values` is read as `cache`, the name this transformers gives the cache", FutureWarning)
         cache = kwargs.pop("past_key_values") if cache is None else cache
     use_cache = (cfg.use_cache and not self.training) if use_cache is None else use_cache
     if self.is_activation_checkpointing and self.training:

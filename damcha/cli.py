@@ -56,7 +56,8 @@ _HELP = dict(objective="image tasks: classify or reconstruct (masked rows of pat
              tokenizer="source-conditioned tasks: char (characters) or bpe (byte-pair merges learned from the "
                        "training text by the tokenizers library, saved with the run)",
              bpe_vocab="source-conditioned tasks with --tokenizer bpe: the vocabulary size (at least 260)",
-             warmup="linear warm-up steps (default: a tenth of --steps, at most 50; on --resume: the run's own)")
+             warmup="linear warm-up steps (default: a tenth of --steps, at most 50; on --resume: the run's own)",
+             tensorboard="TensorBoard event files in --out too (pip install 'damcha[tensorboard]')")
 
 # %% ../nbs/15_cli.ipynb #15dc0826
 def _train_flag(name: str) -> str:
@@ -306,6 +307,8 @@ def _compare_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--threads", type=parse_threads, default=None,
                    help="CPU threads for torch (default: torch's choice); losses and accuracies can differ in their "
                         "last digits with the thread count")
+    from damcha.cluster import add_cluster_arguments                          # chapter 11e: --ray, --tensorboard
+    add_cluster_arguments(p)
     p.set_defaults(func=_cmd_compare)
     return p
 
@@ -315,6 +318,8 @@ def _cmd_compare(args) -> int:
     kw = dict(dry_run=args.dry_run, ptb_dir=args.ptb, seeds=args.seeds, keep_checkpoints=args.keep_checkpoints,
               only=args.only)
     try:
+        from damcha.cluster import cluster_options
+        kw.update(cluster_options(args, out))
         if not args.dry_run:
             check_out(out)
         args.continue_with = (f"finished runs are kept in {Path(out) / 'results.jsonl'}; rerun the same command to "

@@ -26,9 +26,10 @@ except ImportError:                                                     # not on
 from .tasks import make_task
 
 # %% auto #0
-__all__ = ['PRESETS', 'MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'PRUNE_DELTAS', 'CLAIM', 'FULL_SPLIT', 'attention_configs',
-           'RunSpec', 'Preset', 'register_preset', 'preset_runs', 'default_ptb_dir', 'ptb_or_error', 'prune_model',
-           'attention_peaks', 'post_evaluations', 'read_results', 'run_specs', 'compare']
+__all__ = ['PRESETS', 'MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'PRUNE_DELTAS', 'CLAIM', 'finished_runs', 'append_result',
+           'FULL_SPLIT', 'attention_configs', 'RunSpec', 'Preset', 'register_preset', 'preset_runs', 'default_ptb_dir',
+           'ptb_or_error', 'prune_model', 'attention_peaks', 'post_evaluations', 'read_results', 'run_record',
+           'failure_record', 'result_line', 'run_specs', 'compare']
 
 # %% ../nbs/11_experiments.ipynb #5271c499
 def attention_configs(d: int = 16) -> dict[str, dict]:
@@ -242,15 +243,21 @@ def attention_peaks(model: nn.Module, task, cfg: TrainConfig, device="cpu", batc
     return [dict(layer=i, max_prob=a / n, logit_range=b / n) for i, (a, b, n) in sorted(sums.items())]
 
 # %% ../nbs/11_experiments.ipynb #4dbc723f
-def post_evaluations(spec: RunSpec, out: Path, device="cpu") -> dict:
-    "Load the run's checkpoint and make the evaluations `spec.post` asks for."
+def post_evaluations(spec: RunSpec, out: Path, device="cpu",
+                     model: nn.Module | None = None, # the trained model (a copy is evaluated); None: the checkpoint's
+                    ) -> dict:
+    "Make the evaluations `spec.post` asks for, of `model` or else of the run's checkpoint in `out`."
+    import copy
     if not spec.post:
         return {}
     cfg = TrainConfig(**spec.settings, seed=spec.seed, out=str(out))
     task = make_task(cfg.task, data=cfg.data, seq_len=cfg.seq_len, objective=cfg.objective, fraction=cfg.fraction,
                      seed=cfg.seed)
-    model = build_model(cfg, task)
-    model.load_state_dict(load_checkpoint(out / "ckpt.pt", cfg)["model"])
+    if model is None:
+        model = build_model(cfg, task)
+        model.load_state_dict(load_checkpoint(out / "ckpt.pt", cfg)["model"])
+    else:
+        model = copy.deepcopy(model)
     model.to(device).eval()
     res = {}
     if "attention" in spec.post:
@@ -339,6 +346,8 @@ def _done(out: str | Path) -> dict[str, dict]:
         return {}
     return {r["run_id"]: r for r in read_results(path)}
 
+finished_runs = _done # public: another backend (chapter 11e) reads what is done
+
 def _append(path: Path, row: dict) -> None:
     "Append one JSON line under an exclusive lock (several workers may share a results file), on a line of its own."
     try:
@@ -350,6 +359,8 @@ def _append(path: Path, row: dict) -> None:
             f.flush()
     except OSError as e:
         raise named_os_error(e, path) from None
+
+append_result = _append # public: another backend's driver writes its rows with it
 
 def _alive(pid: int) -> bool:
     try:
@@ -386,7 +397,8 @@ class _BestKeeper:
     "An evaluation hook: the loss on the whole validation split; the best model so far kept in `path`."
     def __init__(self, path: Path):
         self.path = path
-        self.best = load_checkpoint(path)["val"]["loss"] if path.exists() else math.inf
+        self.kept = load_checkpoint(path) if path.exists() else None            # the best so far, in memory
+        self.best = self.kept["val"]["loss"] if self.kept is not None else math.inf
 
     def __call__(self, model: nn.Module, task, cfg: TrainConfig, device, split: str = "val",
                  step: int | None = None) -> dict:
@@ -396,7 +408,8 @@ class _BestKeeper:
         if full["loss"] < self.best:
             self.best = full["loss"]
             state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-            atomic_save(dict(format=CKPT_FORMAT, model=state, val=full), self.path)
+            self.kept = dict(format=CKPT_FORMAT, model=state, val=full)
+            atomic_save(self.kept, self.path)
         return {f"full_{k}": v for k, v in full.items()}
 
 class _Hooks:
@@ -422,12 +435,10 @@ def _hooks(spec: RunSpec, run_dir: Path) -> _Hooks | None:
     return _Hooks(hooks) if hooks else None
 
 # %% ../nbs/11_experiments.ipynb #6ebcb3f6
-def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, recs: list[dict], run_dir: Path) -> dict | None:
-    "The best-validation model's step and its scores on the whole validation and test splits."
-    path = run_dir / "best.pt"
-    if not path.exists():
+def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, recs: list[dict], ck: dict | None) -> dict | None:
+    "The best-validation model's step and its scores on the whole validation and test splits (`ck`: the kept best)."
+    if ck is None:
         return None
-    ck = load_checkpoint(path)
     model.load_state_dict(ck["model"])
     task = make_task(cfg.task, data=cfg.data, seq_len=cfg.seq_len, objective=cfg.objective, fraction=cfg.fraction,
                      seed=cfg.seed)
@@ -440,12 +451,14 @@ def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, recs: list[d
         out.update({f"test_{k}": v for k, v in evaluate_split(model, task.test, task, full, device).items()})
     return out
 
-def _train_one(spec: RunSpec, run_dir: Path, log) -> tuple[str | None, dict | None]:
-    "Train (or resume) one run; with `spec.select`, keep the best-validation model and score it on both whole splits."
+def _train_one(spec: RunSpec, run_dir: Path, log, tensorboard: bool = False) -> tuple:
+    """Train (or resume) one run; with `spec.select`, keep the best-validation model and score it on both whole splits.
+    Returns the failure, the best result, the post evaluations (from the models `train` left in memory) and their
+    seconds."""
     from damcha.train import NonFiniteLossError
     from damcha.runs import CheckpointError
     bar = dict(progress=sys.stderr.isatty())                                      # a bar in a terminal, not in logs
-    cfg = TrainConfig(**{**spec.settings, **bar}, seed=spec.seed, out=str(run_dir))
+    cfg = TrainConfig(**{**spec.settings, **bar}, seed=spec.seed, out=str(run_dir), tensorboard=tensorboard)
     resume = (run_dir / "ckpt.pt").exists()
     if resume:
         try:
@@ -460,18 +473,26 @@ def _train_one(spec: RunSpec, run_dir: Path, log) -> tuple[str | None, dict | No
     cfg = replace(cfg, resume=resume)
     held = []
     kw = dict(stop_after=cfg.steps) if spec.select else {}
+    hooks = _hooks(spec, run_dir)
     try:
-        train(cfg, setup=held.append, eval_hook=_hooks(spec, run_dir), **kw)
+        train(cfg, setup=held.append, eval_hook=hooks, **kw)
     except NonFiniteLossError as e:
-        return str(e), None
+        return str(e), None, {}, 0.0
+    t0 = time.time()
+    post = post_evaluations(spec, run_dir, model=held[0])                        # the last model, before the best
+    post_seconds = time.time() - t0
     if not spec.select:
-        return None, None
-    return None, _best_result(spec, cfg, held[0], read_metrics(run_dir / "metrics.jsonl"), run_dir)
+        return None, None, post, post_seconds
+    kept = hooks.hooks[0].kept                                                    # the _BestKeeper's
+    return None, _best_result(spec, cfg, held[0], read_metrics(run_dir / "metrics.jsonl"), kept), post, post_seconds
 
 # %% ../nbs/11_experiments.ipynb #6216e526
-def _result_row(spec: RunSpec, run_dir: Path, failure: str | None, best: dict | None, seconds: float) -> dict:
+def _result_row(spec: RunSpec, run_dir: Path, failure: str | None, best: dict | None, seconds: float,
+                post: dict | None = None, # the post evaluations already made (None: made here, from the checkpoint)
+               ) -> dict:
     "The results.jsonl line of a finished run."
-    recs = read_metrics(run_dir / "metrics.jsonl")
+    path = run_dir / "metrics.jsonl"
+    recs = read_metrics(path) if path.exists() else []                        # none: it failed before training
     evals = [r for r in recs if r["kind"] == "eval"]
     warmup = spec.settings.get("warmup")
     if warmup is None:                                                         # the default follows the run
@@ -485,11 +506,31 @@ def _result_row(spec: RunSpec, run_dir: Path, failure: str | None, best: dict | 
                 grad_norm_var=_grad_norm_variance(evals) if evals else None,
                 nonfinite_attn=sum(r["nonfinite_attn"] for r in recs if r["kind"] in ("eval", "failure")),
                 stability=stability_summary(recs, warmup), curve=curve,
-                post=post_evaluations(spec, run_dir) if failure is None else {}, seconds=seconds)
+                post=({} if failure is not None else post_evaluations(spec, run_dir) if post is None else post),
+                seconds=seconds)
+
+def run_record(spec: RunSpec, run_dir: str | Path, log=print, tensorboard: bool = False) -> dict:
+    "Train (or resume) one run in `run_dir`; return its results.jsonl row, made from what `train` left in memory."
+    run_dir, t0 = Path(run_dir), time.time()
+    failure, best, post, post_seconds = _train_one(spec, run_dir, log, tensorboard)
+    seconds = time.time() - t0 - post_seconds                            # training and the best model's scores
+    return _result_row(spec, run_dir, failure, best, seconds, post)
+
+def failure_record(spec: RunSpec, run_dir: str | Path, why: str, seconds: float = 0.0) -> dict:
+    "The results.jsonl row of a run that failed for its own reasons (`why`), from what its folder holds."
+    return _result_row(spec, Path(run_dir), why, None, seconds, {})
+
+def result_line(row: dict) -> str:
+    "The line the runner prints under a run once its row is written."
+    v = row["best"] or row["final"] or {}
+    return (f"    val_loss {v.get('val_loss', float('nan')):.4f}"
+            + "".join(f"  {k} {v[k]:.4f}" for k in ("val_acc", "val_bpc", "test_bpc") if k in v)
+            + (f"  FAILED: {row['failure']}" if row["failure"] else "") + f"  ({row['seconds']:.0f} s)")
 
 # %% ../nbs/11_experiments.ipynb #d5041936
 def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = False, log=print,
               max_new: int | None = None, # stop after training this many runs (None: all)
+              tensorboard: bool = False, # TensorBoard event files in every run's folder too
              ) -> list[dict]:
     """Train every spec without a result under `out`; return the results (old and new) of these specs. Several
     processes may share `out`: each run is claimed by one of them, the others skip it (and do not return it)."""
@@ -514,19 +555,14 @@ def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = Fa
             resume = (run_dir / "ckpt.pt").exists()
             log(f"[{i}/{len(specs)}] {spec.experiment} | {spec.config} | seed {spec.seed}"
                 + (" (resuming)" if resume else ""), flush=True)
-            t0 = time.time()
-            failure, best = _train_one(spec, run_dir, log)
-            row = _result_row(spec, run_dir, failure, best, time.time() - t0)
+            row = run_record(spec, run_dir, log, tensorboard)
             _append(out / "results.jsonl", row)
             if not keep_checkpoints:                                              # the last one and the one before
                 for name in ("ckpt.pt", "ckpt.prev.pt", "best.pt"):
                     (run_dir / name).unlink(missing_ok=True)
         finally:
             (run_dir / CLAIM).unlink(missing_ok=True)
-        v = row["best"] or row["final"] or {}
-        log(f"    val_loss {v.get('val_loss', float('nan')):.4f}"
-            + "".join(f"  {k} {v[k]:.4f}" for k in ("val_acc", "val_bpc", "test_bpc") if k in v)
-            + (f"  FAILED: {failure}" if failure else "") + f"  ({row['seconds']:.0f} s)", flush=True)
+        log(result_line(row), flush=True)
         results.append(row)
         trained += 1
     return results
@@ -548,7 +584,8 @@ def _check_ptb(specs: list[RunSpec]) -> None:
         if missing:
             raise ValueError(f"ptb_dir {data} lacks {', '.join(missing)}")
 
-def _run_all(preset, ptb_dir, seeds, out: Path, only, keep_checkpoints: bool, log, wait: float = 20.0) -> list[dict]:
+def _run_all(preset, ptb_dir, seeds, out: Path, only, keep_checkpoints: bool, log, wait: float = 20.0,
+             tensorboard: bool = False) -> list[dict]:
     """Run until every run of the preset is recorded. A staged preset ('budget') adds runs as its sweeps finish; runs
     that another process holds are waited for."""
     while True:
@@ -557,15 +594,18 @@ def _run_all(preset, ptb_dir, seeds, out: Path, only, keep_checkpoints: bool, lo
         if not todo:
             return [_done(out)[s.run_id] for s in specs]
         before = len(_done(out))
-        run_specs(specs, out, keep_checkpoints, log, max_new=1)                  # then look again: a sweep that
-                                                                                  # finished may add earlier runs
+        run_specs(specs, out, keep_checkpoints, log, max_new=1, tensorboard=tensorboard)   # then look again: a
+                                                                                  # finished sweep may add runs
         if len(_done(out)) == before:                                           # all of them held by other workers
             time.sleep(wait)
 
 # %% ../nbs/11_experiments.ipynb #3e2f4a58
 def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_run: bool = False, ptb_dir=None,
             seeds: tuple[int, ...] | None = None, keep_checkpoints: bool = False, only: str | None = None,
-            log=print) -> list[dict]:
+            log=print,
+            backend: Callable | None = None, # None: this process (and others on `out`); chapter 11e's RayBackend
+            tensorboard: bool = False, # TensorBoard event files in every run's folder too
+           ) -> list[dict]:
     """Run (or list) a preset's comparison; returns the summary rows (or the specs when dry_run). Call again to
     continue; start it again in another process on the same `out` to share the runs between two workers."""
     out = Path(out)
@@ -580,7 +620,11 @@ def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_r
         log(f"{len(specs)} runs: {n_done} done, {len(specs) - n_done} to run (in {out}){later}")
         return specs
     _check_ptb(specs)
-    results = _run_all(preset, ptb_dir, seeds, out, only, keep_checkpoints, log)
+    if backend is None:
+        results = _run_all(preset, ptb_dir, seeds, out, only, keep_checkpoints, log, tensorboard=tensorboard)
+    else:                                    # plan() is the runs to record now (a staged preset's grow as they finish)
+        results = backend(lambda: _selected(preset, ptb_dir, seeds, out, only), out, keep_checkpoints=keep_checkpoints,
+                          log=log, tensorboard=tensorboard)
     rows = _summarize(results)
     _write_tables(rows, out)
     _save_figures(results, rows, out)

@@ -287,6 +287,7 @@ class TrainConfig:
     out: str = "runs/damcha" # directory for metrics.jsonl and the checkpoints
     resume: bool = False # continue the run in out (from scratch if it has no checkpoint yet)
     progress: bool = True # progress bar on rank 0
+    tensorboard: bool = False # also TensorBoard event files in out: every number of metrics.jsonl, by step
     attn_kwargs: dict = field(default_factory=dict) # extra attention options (m, n_experts, ...)
     generator_kwargs: dict = field(default_factory=dict) # DAMCHA ablations (rank, layer_bias, off_diag_mode, ...)
 

@@ -22,7 +22,7 @@ __all__ = ['CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RUN_FILES', 'LOCK_NAME'
 # %% ../nbs/09a_runs.ipynb #e8adc497
 CKPT_FORMAT = "damcha-checkpoint-2"
 CKPT_NAME, CKPT_PREVIOUS = "ckpt.pt", "ckpt.prev.pt"
-_RESUME_FREE = {"out", "resume", "device", "progress", "compile", "download", "data", "steps"}
+_RESUME_FREE = {"out", "resume", "device", "progress", "compile", "download", "data", "steps", "tensorboard"}
 _log = logging.getLogger("damcha.train")                                 # a training run's notices
 
 class CheckpointError(ValueError):

@@ -63,21 +63,42 @@ class NonFiniteLossError(RuntimeError):
 
 _log = logging.getLogger("damcha.train")
 
-def _write(log, rec: dict):
+def _write(log, rec: dict, board=None):
     if log is not None:
         try:
             log.write(json.dumps(rec) + "\n")
             log.flush()
         except OSError as e:                                             # a full disk: the file named
             raise runs.named_os_error(e, log.name) from None
+    if board is not None:
+        board.write(rec)
 
-def _stop(out: Path, log, step: int, lv: float, nv: float, lr: float, iv: _Interval, counts: dict, last_eval):
+class _Board:
+    "TensorBoard event files in `out`: every number of a record as the scalar `kind/key` at the record's step."
+    def __init__(self, out: Path, start: int):
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+        except ImportError:
+            raise ValueError("tensorboard=True needs the tensorboard package: "
+                             "pip install 'damcha[tensorboard]'") from None
+        # a resumed run hides the events written after its checkpoint's step, as metrics.jsonl drops those records
+        self.writer = SummaryWriter(str(out), purge_step=start + 1 if start else None)
+
+    def write(self, rec: dict):
+        for k, v in rec.items():
+            if k not in ("kind", "step") and isinstance(v, (int, float)) and not isinstance(v, bool):
+                self.writer.add_scalar(f"{rec['kind']}/{k}", v, rec["step"])
+        if rec["kind"] != "train":
+            self.writer.flush()
+
+def _stop(out: Path, log, step: int, lv: float, nv: float, lr: float, iv: _Interval, counts: dict, last_eval,
+          board=None):
     "Record a non-finite loss or gradient norm at `step` (1-based) and raise `NonFiniteLossError`."
     ckpt = out / runs.CKPT_NAME
     rec = dict(kind="failure", step=step, loss=lv, grad_norm=nv, lr=lr, nonfinite_loss=int(not math.isfinite(lv)),
                **counts, grad_norms=iv.norms + [nv], last_checkpoint=str(ckpt) if ckpt.exists() else None)
     if log is not None:
-        _write(log, rec)
+        _write(log, rec, board)
         (out / "failure.json").write_text(json.dumps(dict(rec, last_eval=last_eval), indent=1))
     what = "loss" if not math.isfinite(lv) else "gradient norm"
     raise NonFiniteLossError(f"non-finite {what} at step {step} (loss {lv}, grad norm {nv}, lr {lr:.3g}); nothing was "
@@ -204,6 +225,7 @@ def _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights
     net, amp = loop.distribute(model, cfg, device, world), loop.autocast_for(cfg, device)
     monitor, bar = loop.AttentionMonitor(model), _progress_bar(cfg, start, main)
     log = open(out / "metrics.jsonl", "a") if main else None
+    board = _Board(out, start) if main and cfg.tensorboard else None
     tokens_per_step = cfg.batch_size * cfg.accum * world * _tokens_per_example(task)
     iv, records, last_eval, t0 = _Interval(), [], None, time.time()
     probe = next(loop.eval_batches(task.val, cfg))                                 # the batch the logits are read on
@@ -215,18 +237,18 @@ def _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights
             if not (math.isfinite(lv) and math.isfinite(nv)):
                 failed = loop.train_batch(task.train, cfg, step, 0, rank, world)     # the logits where it failed
                 counts = dict(**monitor.read(world=world), **loop.measure_logits(model, failed, task, cfg, device, amp))
-                _stop(out, log, done, lv, nv, lr, iv, counts, last_eval)
+                _stop(out, log, done, lv, nv, lr, iv, counts, last_eval, board)
             iv.add(step, lv, nv)
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix(loss=f"{lv:.4f}")
             if done % cfg.log_every == 0 or done == cfg.steps:
-                _write(log, dict(kind="train", step=done, loss=lv, lr=lr, grad_norm=nv))
+                _write(log, dict(kind="train", step=done, loss=lv, lr=lr, grad_norm=nv), board)
             if done % cfg.eval_every == 0 or done == cfg.steps:
                 seen = iv.summary(cfg, tokens_per_step)
                 rec = _eval_record(model, task, cfg, device, amp, done, lr, seen, monitor, probe, eval_hook, world)
                 rec = dict(rec, **fixed, wall_time=elapsed + time.time() - t0, tokens_seen=done * tokens_per_step)
-                _write(log, rec)
+                _write(log, rec, board)
                 records.append(rec)
                 last_eval, iv = rec, _Interval()
                 if main:
@@ -237,7 +259,7 @@ def _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights
         else:
             if task.test is not None:
                 rec = _test_record(model, task, cfg, device, amp, eval_hook)
-                _write(log, rec)
+                _write(log, rec, board)
                 records.append(rec)
         if save_rank_weights:
             torch.save(model.state_dict(), out / f"rank{rank}.pt")
@@ -247,6 +269,8 @@ def _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights
             bar.close()
         if log is not None:
             log.close()
+        if board is not None:
+            board.writer.close()
     return dict(metrics=str(out / "metrics.jsonl"), checkpoint=str(out / runs.CKPT_NAME), records=records,
                 task_info=task.info, rank=rank, world=world)
 

@@ -104,19 +104,8 @@ def _fresh_out(args) -> str:
     return str(out)
 
 # %% ../nbs/15_cli.ipynb #2e8258ae
-class _Renamed(argparse.Action):
-    "An option's old name, kept for one release: the value goes to the new option, with a one-line notice naming it."
-    def __init__(self, option_strings, dest, new: str = "", **kwargs):
-        super().__init__(option_strings, dest, **kwargs)
-        self.new = new
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        print(f"{parser.prog}: {option_string} is deprecated, use {self.new} (the same values); the old name will be "
-              "removed in the next release", file=sys.stderr, flush=True)
-        setattr(namespace, self.dest, values)
-
 def _add_score_arguments(p) -> None:
-    "The options of the evaluation scores `damcha train` records, and the first edition's names of two of them."
+    "The options of the evaluation scores `damcha train` records."
     g = p.add_argument_group("scores in the evaluation records",
                              "BLEU, chrF and target NLL of greedy decoding (source-conditioned tasks), MSE@Top-k and "
                              "FID@Top-k (--objective reconstruct; FID when Inception-v3's weights are already in "
@@ -131,10 +120,6 @@ def _add_score_arguments(p) -> None:
                         "(default 1: at every evaluation)")
     g.add_argument("--bart", default=None, metavar="PATH",
                    help="source-conditioned tasks: a local BART folder (save_pretrained) for BARTScore")
-    g.add_argument("--eval-metrics", dest="scores", action=_Renamed, new="--scores", choices=("auto", "off"),
-                   default="auto", help="deprecated: the old name of --scores")
-    g.add_argument("--metrics-every", dest="scores_every", action=_Renamed, new="--scores-every", type=int,
-                   default=None, metavar="K", help="deprecated: the old name of --scores-every")
 
 # %% ../nbs/15_cli.ipynb #c1a0b002
 _CHAR_TASKS = ("ptb-char", "text", "enwik8", "text8")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 from .experiments import RunSpec, run_record, failure_record, finished_runs, append_result, result_line
-from .runs import RunLockedError, read_metrics
+from .runs import RunLockedError, read_metrics, pid_alive
 
 # %% auto #0
 __all__ = ['DRIVER_LOCK', 'HEARTBEAT', 'STALE', 'TIMING', 'DriverLockedError', 'DriverLock', 'parse_ray', 'check_ray_out',
@@ -23,16 +23,6 @@ STALE = 60.0 # a lock from another host untouched this long is a dead driver's
 
 class DriverLockedError(ValueError):
     "Another live driver runs a comparison on this output folder."
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:                                                   # alive, another user's
-        return True
-    return True
-
 
 # %% ../nbs/11e_cluster.ipynb #2f22d85d
 class DriverLock:
@@ -67,7 +57,7 @@ class DriverLock:
         except json.JSONDecodeError:                                              # being written just now, or damaged
             return dict(host="?", pid="?") if age < 5 else None
         if held.get("host") == self.me["host"]:
-            return held if isinstance(held.get("pid"), int) and _alive(held["pid"]) else None
+            return held if isinstance(held.get("pid"), int) and pid_alive(held["pid"]) else None
         return held if age < STALE else None                                      # another host: its heartbeat
 
     def touch(self):

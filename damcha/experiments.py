@@ -16,7 +16,7 @@ from .mahalanobis import MahalanobisAttention
 from .train import TrainConfig, train
 from .loop import build_model, evaluate_split, resolve_device, default_warmup, eval_batches
 from .loop import model_params, stability_summary
-from .runs import load_checkpoint, read_metrics, atomic_save, named_os_error, CKPT_FORMAT
+from .runs import load_checkpoint, read_metrics, atomic_save, named_os_error, CKPT_FORMAT, pid_alive
 from .summary import summarize as _summarize, write_tables as _write_tables, table_markdown as _table_markdown
 from .summary import save_figures as _save_figures
 try:
@@ -362,15 +362,6 @@ def _append(path: Path, row: dict) -> None:
 
 append_result = _append # public: another backend's driver writes its rows with it
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
 def _claim(path: Path) -> bool:
     "Make `path` this process's claim on a run; False while a live process holds it (a dead one's claim is taken)."
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -380,7 +371,7 @@ def _claim(path: Path) -> bool:
         except FileExistsError:
             text = path.read_text() if path.exists() else ""
             young = path.exists() and time.time() - path.stat().st_mtime < 5
-            if (text.isdigit() and _alive(int(text))) or (not text and young):   # held, or being written just now
+            if (text.isdigit() and pid_alive(int(text))) or (not text and young):   # held, or being written just now
                 return False
             path.unlink(missing_ok=True)
             continue

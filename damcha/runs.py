@@ -17,7 +17,7 @@ from .loop import TrainConfig, config_dict
 __all__ = ['CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RUN_FILES', 'LOCK_NAME', 'CheckpointError', 'CorruptCheckpointError',
            'NotCheckpointError', 'named_os_error', 'atomic_save', 'load_checkpoint', 'find_checkpoint', 'data_id',
            'checkpoint_state', 'restore', 'read_metrics', 'open_run', 'data_path', 'data_files', 'data_changes',
-           'run_files', 'check_output', 'RunLockedError', 'make_dirs', 'RunLock']
+           'run_files', 'check_output', 'RunLockedError', 'make_dirs', 'pid_alive', 'RunLock']
 
 # %% ../nbs/09a_runs.ipynb #e8adc497
 CKPT_FORMAT = "damcha-checkpoint-2"
@@ -400,7 +400,8 @@ def make_dirs(p: Path, made: list[Path] | None = None) -> list[Path]:
             made.append(d)
     return made
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    "Whether process `pid` of this host is alive (another user's counts)."
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -444,7 +445,7 @@ def _pid_file(path: Path, out: Path) -> int:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
             holder = path.read_text().strip() if path.exists() else ""
-            if holder.isdigit() and _alive(int(holder)):
+            if holder.isdigit() and pid_alive(int(holder)):
                 _refuse(out, holder)
             path.unlink(missing_ok=True)                                      # its holder died
             continue

@@ -17,8 +17,9 @@ __all__ = ['TASK', 'MARGIN', 'ALPHA', 'PRIMARY', 'SECONDARY', 'SPREAD', 'N_SEEDS
            'RATES', 'GAP_CONFIGS', 'GAP_SEEDS', 'STRESS', 'STRESS_MULTS', 'STRESS_SEEDS', 'ANCHOR_SEEDS', 'CONFIGS',
            'FAMILY', 'GAPS', 'DECIDE_PRESET', 'STAGES', 'ANCHOR_WORDS', 'NGRAM_ORDERS', 'matched_d_ff',
            'decide_configs', 'bigram_loss', 'stress_failed', 'decide_runs', 'row_values', 'decide_verdicts',
-           'stress_thresholds', 'verdict_lines', 'decide_report', 'decide_status', 'status_table', 'book_anchor',
-           'read_nanogpt', 'anchor_verdicts', 'gap_table', 'plot_gaps', 'decide_references', 'plot_decide_curves']
+           'decide_ladders', 'stress_thresholds', 'verdict_lines', 'decide_report', 'stages', 'decide_status',
+           'status_table', 'rate_table', 'rate_lines', 'stress_lines', 'book_anchor', 'read_nanogpt', 'anchor_verdicts',
+           'gap_table', 'plot_gaps', 'decide_references', 'plot_decide_curves']
 
 # %% ../nbs/11d_decide.ipynb #896c51e1
 TASK = "shakespeare-held" # choices on the 5 % before nanoGPT's cut; scores on nanoGPT's whole validation part
@@ -161,17 +162,19 @@ def decide_verdicts(results: list[dict], metric: str = PRIMARY, long: int = LONG
     pairs = {f"{a} - {b}": (vals(a).get(a, []), vals(a).get(b, [])) for a, b in FAMILY}
     return verdicts(pairs, MARGIN, ALPHA)
 
-def stress_thresholds(results: list[dict], data: str, seq_len: int = 64) -> dict[str, list[int | None]]:
-    "config -> each stress seed's first failing multiple of its chosen rate (None: no failure up to the top rung)."
+def decide_ladders(results: list[dict], data: str, seq_len: int = 64) -> dict[str, dict[int, list[tuple[int, bool]]]]:
+    "config -> seed -> the rungs finished so far, as (multiple of the chosen rate, failed), lowest first."
     bigram, ladders = bigram_loss(str(data), seq_len), {}
     for r in results:
         if r["experiment"] == "decide stress":
             conf, _, mult = r["config"].rpartition(" x")
             ladders.setdefault(conf, {}).setdefault(r["seed"], []).append((int(mult), stress_failed(r, bigram)))
-    out = {}
-    for conf, by_seed in ladders.items():
-        out[conf] = [next((m for m, f in sorted(rungs) if f), None) for _, rungs in sorted(by_seed.items())]
-    return out
+    return {c: {s: sorted(rungs) for s, rungs in sorted(by_seed.items())} for c, by_seed in ladders.items()}
+
+def stress_thresholds(results: list[dict], data: str, seq_len: int = 64) -> dict[str, list[int | None]]:
+    "config -> each stress seed's first failing multiple of its chosen rate (None: no failure so far)."
+    return {c: [next((m for m, f in rungs if f), None) for rungs in by_seed.values()]
+            for c, by_seed in decide_ladders(results, data, seq_len).items()}
 
 # %% ../nbs/11d_decide.ipynb #aee72a7d
 def _fmt(x: float, nd: int = 3) -> str:
@@ -211,21 +214,90 @@ def _decide_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunS
 DECIDE_PRESET = register_preset("decide", _decide_preset, report=decide_report, staged=True)
 
 # %% ../nbs/11d_decide.ipynb #2495bb25
-STAGES = ("decide anchor", "decide rates", f"decide {LONG}", f"decide {BUDGETS[0]}", f"decide {BUDGETS[1]}",
-          "decide stress", f"decide {BUDGETS[3]}")
+def stages(steps: dict | None = None) -> tuple[str, ...]:
+    "The protocol's stages in the workers' order; `steps` overrides the budgets, as in `decide_runs`."
+    st = {"long": LONG, "gaps": (BUDGETS[0], BUDGETS[1], BUDGETS[3]), **(steps or {})}
+    short, mid, far = st["gaps"]
+    return ("decide anchor", "decide rates", f"decide {st['long']}", f"decide {short}", f"decide {mid}",
+            "decide stress", f"decide {far}")
 
-def decide_status(results: list[dict], data: str | Path) -> list[dict]:
-    "Each stage's planned runs (as far as the finished ones tell) and how many have finished."
+STAGES = stages()
+
+def _kind(s) -> tuple[str, bool]:
+    "A run's speed class: its attention configuration, and whether it is a (bf16) stress run."
+    return s.config.split(" lr=")[0].rpartition(" x")[0] or s.config.split(" lr=")[0], s.experiment == "decide stress"
+
+def decide_status(results: list[dict], data: str | Path, **plan) -> list[dict]:
+    """Each stage's planned runs (as far as the finished ones tell), how many have finished, and the core-hours left
+    at the median seconds a step its configurations took so far (`unmeasured`: runs of a configuration not timed
+    yet)."""
     done = {r["run_id"]: r for r in results}
-    planned = decide_runs(data, done)
-    return [dict(stage=st, planned=sum(s.experiment == st for s in planned),
-                 finished=sum(s.experiment == st and s.run_id in done for s in planned)) for st in STAGES]
+    planned = decide_runs(data, done, **plan)                         # plan: a test's smaller budgets
+    speeds = {}
+    for s in planned:
+        r = done.get(s.run_id)
+        if r is not None and r.get("seconds") and s.settings.get("steps"):
+            speeds.setdefault(_kind(s), []).append(r["seconds"] / s.settings["steps"])
+    per_step = {k: statistics.median(v) for k, v in speeds.items()}
+    out = []
+    for st in stages(plan.get("steps")):
+        left = [s for s in planned if s.experiment == st and s.run_id not in done]
+        timed = [s for s in left if _kind(s) in per_step]
+        out.append(dict(stage=st, planned=sum(s.experiment == st for s in planned), finished=sum(
+            s.experiment == st and s.run_id in done for s in planned), unmeasured=len(left) - len(timed),
+            hours_left=sum(per_step[_kind(s)] * s.settings["steps"] for s in timed) / 3600))
+    return out
 
 def status_table(status: list[dict]) -> str:
-    "The stages as a markdown table; a stage whose later runs depend on earlier ones says so."
-    lines = ["| stage | finished | planned so far |", "|---|---|---|"]
-    lines += [f"| {s['stage']} | {s['finished']} | {s['planned']} |" for s in status]
+    "The stages as a markdown table, with a total; later stages grow as the earlier ones finish."
+    lines = ["| stage | finished | planned so far | core-hours left | runs not yet timed |", "|---|---|---|---|---|"]
+    rows = status + [dict(stage="all", **{k: sum(s[k] for s in status)
+                                           for k in ("finished", "planned", "hours_left", "unmeasured")})]
+    lines += [f"| {s['stage']} | {s['finished']} | {s['planned']} | {s['hours_left']:.1f} | {s['unmeasured']} |"
+              for s in rows]
     return "\n".join(lines)
+
+# %% ../nbs/11d_decide.ipynb #0ecc7c61
+def rate_table(specs: list[RunSpec], done: dict[str, dict]) -> list[dict]:
+    """Per configuration: each rate tried, the mean best validation loss (nats) of its seeds (None while one runs, inf
+    if one failed), and the rate the later rows train with (None until chosen). `specs` is `decide_runs`' plan."""
+    grids, chosen = {}, {}
+    for s in specs:
+        conf = s.config.rpartition(" lr=")[0]
+        if s.experiment == "decide rates":
+            grids.setdefault(conf, {}).setdefault(s.settings["lr"], []).append(done.get(s.run_id))
+        elif conf and s.experiment != "decide anchor":
+            chosen[conf] = s.settings["lr"]
+    return [dict(config=k, scores={lr: _score(rows) for lr, rows in sorted(g.items())}, chosen=chosen.get(k))
+            for k, g in grids.items()]
+
+def rate_lines(table: list[dict]) -> list[str]:
+    "`rate_table` as markdown: one column a rate, the chosen one in bold."
+    rates = sorted({lr for t in table for lr in t["scores"]})
+    def cell(v, bold):
+        text = "-" if v is None else "failed" if not math.isfinite(v) else f"{v:.4f}"
+        return f"**{text}**" if bold else text
+    lines = ["| config | " + " | ".join(f"lr={lr:g}" for lr in rates) + " | chosen |", "|---" * (len(rates) + 2) + "|"]
+    for t in table:
+        row = [cell(t["scores"].get(lr), lr == t["chosen"]) if lr in t["scores"] else "" for lr in rates]
+        chosen = "-" if t["chosen"] is None else f"{t['chosen']:g}"
+        lines.append(f"| {t['config']} | " + " | ".join(row) + f" | {chosen} |")
+    return lines
+
+def stress_lines(results: list[dict], data: str, seq_len: int = 64) -> list[str]:
+    "The stress thresholds as markdown: each seed's first failing multiple, and their range once every seed failed."
+    top, lines = max(STRESS_MULTS), ["| config | thresholds by seed | range |", "|---|---|---|"]
+    for conf, by_seed in decide_ladders(results, data, seq_len).items():
+        words, found = [], []
+        for rungs in by_seed.values():
+            fail = next((m for m, f in rungs if f), None)
+            found.append(fail)
+            last = rungs[-1][0]
+            words.append(f"x{fail}" if fail else f"none to x{top}" if last == top else f"climbing (x{last} passed)")
+        known = [m for m in found if m]
+        span = f"x{min(known)} to x{max(known)}" if known and len(known) == len(found) else "-"
+        lines.append(f"| {conf} | {', '.join(words)} | {span} |")
+    return lines
 
 # %% ../nbs/11d_decide.ipynb #dba9f865
 ANCHOR_WORDS = {"differs": ("beats", "is behind"), "same level": ("matches", "matches"),

@@ -8,7 +8,7 @@
 # results/decide/runs/ (a link to a folder beside the checkout, not committed). Run it again after any stop.
 #
 #   tools/decide_workers.sh            # start two workers
-#   tools/decide_workers.sh status     # what runs, what is done
+#   tools/decide_workers.sh status     # what runs, what is done, the core-hours left
 #   tools/decide_workers.sh stop
 set -euo pipefail
 ROOT="$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
@@ -28,6 +28,10 @@ case "${1:-start}" in
     echo "protocol commit $PROTOCOL; workers: $(pids | wc -l)"
     cd "$WT" && PYTHONPATH="$WT" "$PY" -m damcha.cli compare --preset decide --ptb "$DATA" --out "$OUT" --dry-run \
       | tail -n 1
+    # the stages and the core-hours left, read by this checkout's chapter 11d from what has finished
+    cd "$ROOT" && PYTHONPATH="$ROOT" "$PY" -c "import sys; from damcha.decide import decide_status, status_table
+from damcha.runs import read_metrics
+print(status_table(decide_status(read_metrics(sys.argv[1]), sys.argv[2])))" "$OUT/results.jsonl" "$DATA"
     exit 0 ;;
   start) ;;
   *) echo "usage: $0 [start|status|stop]"; exit 2 ;;

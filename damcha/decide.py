@@ -15,11 +15,11 @@ from .shakespeare import RECIPE, default_shakespeare_dir
 # %% auto #0
 __all__ = ['TASK', 'MARGIN', 'ALPHA', 'PRIMARY', 'SECONDARY', 'SPREAD', 'N_SEEDS', 'LONG', 'BUDGETS', 'TUNE', 'TUNE_SEEDS',
            'RATES', 'GAP_CONFIGS', 'GAP_SEEDS', 'STRESS', 'STRESS_MULTS', 'STRESS_SEEDS', 'ANCHOR_SEEDS', 'CONFIGS',
-           'FAMILY', 'GAPS', 'DECIDE_PRESET', 'STAGES', 'ANCHOR_WORDS', 'NGRAM_ORDERS', 'matched_d_ff',
+           'FAMILY', 'GAPS', 'STAGES', 'ANCHOR_WORDS', 'NGRAM_ORDERS', 'DECIDE_PRESET', 'matched_d_ff',
            'decide_configs', 'bigram_loss', 'stress_failed', 'decide_runs', 'row_values', 'decide_verdicts',
-           'decide_ladders', 'stress_thresholds', 'verdict_lines', 'decide_report', 'stages', 'decide_status',
-           'status_table', 'rate_table', 'rate_lines', 'stress_lines', 'book_anchor', 'read_nanogpt', 'anchor_verdicts',
-           'gap_table', 'plot_gaps', 'decide_references', 'plot_decide_curves']
+           'decide_ladders', 'stress_thresholds', 'verdict_lines', 'stages', 'decide_status', 'status_table',
+           'rate_table', 'rate_lines', 'stress_lines', 'book_anchor', 'read_nanogpt', 'anchor_verdicts', 'gap_table',
+           'plot_gaps', 'decide_references', 'plot_decide_curves', 'gap_lines', 'decide_report']
 
 # %% ../nbs/11d_decide.ipynb #896c51e1
 TASK = "shakespeare-held" # choices on the 5 % before nanoGPT's cut; scores on nanoGPT's whole validation part
@@ -189,30 +189,6 @@ def verdict_lines(v: dict) -> list[str]:
                      f"| {r['p_holm']:.3f} | {r['p_tost']:.3f} | {r['verdict']} |")
     return lines
 
-def decide_report(results: list[dict], out: str | Path, data=None, log=print) -> Path:
-    "`out/decide.md`: the verdicts on both metrics and the stress thresholds, from the runs finished so far."
-    out = Path(out)
-    lines = [f"# The deciding protocol: {len(results)} runs finished", "",
-             f"Margin +-{MARGIN} bits per character; seeds planned at {LONG:,} steps: {N_SEEDS}.", ""]
-    for metric, what in ((PRIMARY, "primary: the best-validation model"), (SECONDARY, "secondary: the last model")):
-        lines += [f"## Verdicts, {what}", "", *verdict_lines(decide_verdicts(results, metric)), ""]
-    if data is not None:
-        lines += ["## Stress thresholds (first failing multiple of the chosen rate, per seed)", ""]
-        lines += [f"- {k}: {v}" for k, v in stress_thresholds(results, data).items()]
-    path = out / "decide.md"
-    path.write_text("\n".join(lines) + "\n")
-    log(f"report: {path}")
-    return path
-
-def _decide_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunSpec]:
-    folder = data or default_shakespeare_dir()
-    if folder is None:
-        raise ValueError("the 'decide' preset needs Tiny Shakespeare's input.txt: pass --ptb DIR (its folder) or "
-                         "set DAMCHA_SHAKESPEARE")
-    return decide_runs(folder, done, seeds)
-
-DECIDE_PRESET = register_preset("decide", _decide_preset, report=decide_report, staged=True)
-
 # %% ../nbs/11d_decide.ipynb #2495bb25
 def stages(steps: dict | None = None) -> tuple[str, ...]:
     "The protocol's stages in the workers' order; `steps` overrides the budgets, as in `decide_runs`."
@@ -355,7 +331,14 @@ def plot_gaps(rows: list[dict], ax=None):
         ax.errorbar(x, [r["diff"] for r in pts], yerr=[[r["diff"] - r["low"] for r in pts],
                                                        [r["high"] - r["diff"] for r in pts]],
                     marker="os^"[i % 3], capsize=3, label=p)
+    steps = sorted({r["steps"] for r in rows})
     ax.set(xscale="log", xlabel="steps (each budget its own cosine schedule)", ylabel="a - b, test bits per character")
+    if steps:                                                                   # every budget on the axis, run or not
+        ax.set_xticks(steps, [f"{n:,}" for n in steps])
+        ax.minorticks_off()
+        ax.set_xlim(steps[0] / 1.3, steps[-1] * 1.3)
+    drawn = sum(math.isfinite(r["diff"]) for r in rows)
+    ax.set_title(f"{drawn} of {len(rows)} gaps with two seeds a side so far", fontsize=9)
     ax.legend(fontsize=8)
     return ax
 
@@ -387,10 +370,50 @@ def plot_decide_curves(results: list[dict], budget: int = LONG, refs: dict | Non
             n = min(len(r["curve"]) for r in rows)
             steps = [p["step"] for p in rows[0]["curve"][:n]]
             mean = [statistics.fmean(r["curve"][i]["val_loss"] for r in rows) / math.log(2) for i in range(n)]
-            ax.plot(steps, mean, label=f"{k} ({len(rows)} seeds)")
+            ax.plot(steps, mean, label=f"{k} ({len(rows)} seed{'s' * (len(rows) > 1)})")
     for order, ls in zip((4, 5, 6, 7), (":", "-.", "--", "-")):
         if refs and order in refs.get("val", {}):
             ax.axhline(refs["val"][order], color="0.4", ls=ls, lw=0.8, label=f"{order}-gram (validation)")
     ax.set(xlabel="step", ylabel="validation bits per character", ylim=(None, 2.8))
     ax.legend(fontsize=7, ncol=2)
     return ax
+
+# %% ../nbs/11d_decide.ipynb #614c1f78
+def gap_lines(rows: list[dict]) -> list[str]:
+    "`gap_table` as markdown: each gap at each budget, with its seeds and 95 % interval."
+    lines = ["| a - b | steps | seeds | difference (bits) | 95 % interval |", "|---|---|---|---|---|"]
+    lines += [f"| {r['pair']} | {r['steps']:,} | {r['n'][0]}, {r['n'][1]} | {_fmt(r['diff'])} | {_fmt(r['low'])} to "
+              f"{_fmt(r['high'])} |" for r in rows]
+    return lines
+
+def decide_report(results: list[dict], out: str | Path, data=None, log=print) -> Path:
+    """`out/decide.md` from the runs finished so far: the verdicts on both metrics and the gaps against steps; with
+    `data` (Tiny Shakespeare's folder) also the stages with the core-hours left, the rates and the stress thresholds."""
+    out = Path(out)
+    lines = [f"# The deciding protocol: {len(results)} runs finished", "",
+             f"Margin +-{MARGIN} bits per character; seeds planned at {LONG:,} steps: {N_SEEDS}.",
+             "A verdict on partial rows (see the seeds) is not the protocol's: that waits for every planned run.", ""]
+    if data is not None:
+        done = {r["run_id"]: r for r in results}
+        lines += ["## Stages", "", status_table(decide_status(results, data)), "",
+                  "## Rates (mean best validation loss, nats, of the rate seeds; chosen in bold)", "",
+                  *rate_lines(rate_table(decide_runs(data, done), done)), ""]
+    for metric, what in ((PRIMARY, "primary: the best-validation model"), (SECONDARY, "secondary: the last model")):
+        lines += [f"## Verdicts, {what}", "", *verdict_lines(decide_verdicts(results, metric)), ""]
+    lines += ["## Gaps against steps (primary metric)", "", *gap_lines(gap_table(results)), ""]
+    if data is not None:
+        lines += ["## Stress thresholds (first failing multiple of the chosen rate, per seed)", "",
+                  *stress_lines(results, data), ""]
+    path = out / "decide.md"
+    path.write_text("\n".join(lines))
+    log(f"report: {path}")
+    return path
+
+def _decide_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunSpec]:
+    folder = data or default_shakespeare_dir()
+    if folder is None:
+        raise ValueError("the 'decide' preset needs Tiny Shakespeare's input.txt: pass --ptb DIR (its folder) or "
+                         "set DAMCHA_SHAKESPEARE")
+    return decide_runs(folder, done, seeds)
+
+DECIDE_PRESET = register_preset("decide", _decide_preset, report=decide_report, staged=True)

@@ -6,6 +6,7 @@
 # the protocol's runs. Both share results/decide/ of this checkout: finished runs
 # go to results/decide/results.jsonl (commit it), an interrupted run resumes from its checkpoint under
 # results/decide/runs/ (a link to a folder beside the checkout, not committed). Run it again after any stop.
+# On a fresh machine it first makes the venv it runs from ($DAMCHA_VENV, default ~/.cache/damcha/ci-venv).
 #
 #   tools/decide_workers.sh            # start two workers
 #   tools/decide_workers.sh status     # what runs, what is done, the core-hours left
@@ -38,6 +39,10 @@ print(status_table(decide_status(read_metrics(sys.argv[1]), sys.argv[2])))" "$OU
 esac
 
 [ -z "$(pids)" ] || { echo "workers already running: $(pids | tr '\n' ' ')"; exit 0; }
+if [ ! -x "$PY" ]; then                      # a fresh machine: the workers need the runtime requirements only
+  echo "no Python at $PY: making a venv with damcha's runtime requirements (a few minutes)"
+  python3 -m venv "$(dirname "$(dirname "$PY")")" && "$PY" -m pip install -q -e "$ROOT"
+fi
 [ -f "$DATA/input.txt" ] || { echo "no Tiny Shakespeare at $DATA (set DAMCHA_SHAKESPEARE)"; exit 1; }
 git -C "$ROOT" worktree prune
 if [ ! -d "$WT" ]; then

@@ -8,7 +8,7 @@ import functools, json, math, statistics
 from pathlib import Path
 from .experiments import RunSpec, register_preset
 from .tasks import make_task
-from .stats import verdicts, welch_interval
+from .stats import verdicts, welch_interval, pooled_sd
 from .budget import grown_grid, ngram_references
 from .shakespeare import RECIPE, default_shakespeare_dir
 
@@ -18,8 +18,9 @@ __all__ = ['TASK', 'MARGIN', 'ALPHA', 'PRIMARY', 'SECONDARY', 'SPREAD', 'N_SEEDS
            'FAMILY', 'GAPS', 'STAGES', 'ANCHOR_WORDS', 'NGRAM_ORDERS', 'DECIDE_PRESET', 'matched_d_ff',
            'decide_configs', 'bigram_loss', 'stress_failed', 'decide_runs', 'row_values', 'decide_verdicts',
            'decide_ladders', 'stress_thresholds', 'verdict_lines', 'stages', 'decide_status', 'status_table',
-           'rate_table', 'rate_lines', 'stress_lines', 'book_anchor', 'read_nanogpt', 'anchor_verdicts', 'gap_table',
-           'plot_gaps', 'decide_references', 'plot_decide_curves', 'gap_lines', 'decide_report']
+           'rate_table', 'rate_lines', 'stress_lines', 'observed_spread', 'book_anchor', 'read_nanogpt',
+           'anchor_verdicts', 'gap_table', 'plot_gaps', 'decide_references', 'plot_decide_curves', 'gap_lines',
+           'decide_report']
 
 # %% ../nbs/11d_decide.ipynb #896c51e1
 TASK = "shakespeare-held" # choices on the 5 % before nanoGPT's cut; scores on nanoGPT's whole validation part
@@ -274,6 +275,12 @@ def stress_lines(results: list[dict], data: str, seq_len: int = 64) -> list[str]
         span = f"x{min(known)} to x{max(known)}" if known and len(known) == len(found) else "-"
         lines.append(f"| {conf} | {', '.join(words)} | {span} |")
     return lines
+
+# %% ../nbs/11d_decide.ipynb #0066ac07
+def observed_spread(results: list[dict], budget: int = LONG, metric: str = PRIMARY) -> tuple[float, int] | None:
+    "The pooled seed spread (bits) and its degrees of freedom over the rows at `budget` with two seeds or more."
+    groups = [v for v in row_values(results, budget, metric).values() if len(v) >= 2]
+    return pooled_sd(groups) if groups else None
 
 # %% ../nbs/11d_decide.ipynb #dba9f865
 ANCHOR_WORDS = {"differs": ("beats", "is behind"), "same level": ("matches", "matches"),

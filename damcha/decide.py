@@ -8,7 +8,7 @@ import functools, json, math, statistics
 from pathlib import Path
 from .experiments import RunSpec, register_preset
 from .tasks import make_task
-from .stats import verdicts, welch_interval, pooled_sd
+from .stats import verdicts, welch_interval, pooled_sd, sd_interval
 from .budget import grown_grid, ngram_references
 from .shakespeare import RECIPE, default_shakespeare_dir
 
@@ -407,6 +407,10 @@ def decide_report(results: list[dict], out: str | Path, data=None, log=print) ->
                   *rate_lines(rate_table(decide_runs(data, done), done)), ""]
     for metric, what in ((PRIMARY, "primary: the best-validation model"), (SECONDARY, "secondary: the last model")):
         lines += [f"## Verdicts, {what}", "", *verdict_lines(decide_verdicts(results, metric)), ""]
+    if spread := observed_spread(results):
+        assumed = sd_interval(SPREAD["sd"], SPREAD["df"])[1]
+        lines += [f"Seed spread at {LONG:,} steps so far: {spread[0]:.4f} bits ({spread[1]} df); the seed count "
+                  f"assumed at most {assumed:.4f}.", ""]
     lines += ["## Gaps against steps (primary metric)", "", *gap_lines(gap_table(results)), ""]
     if data is not None:
         lines += ["## Stress thresholds (first failing multiple of the chosen rate, per seed)", "",

@@ -206,23 +206,25 @@ def _kind(s) -> tuple[str, bool]:
 
 def decide_status(results: list[dict], data: str | Path, **plan) -> list[dict]:
     """Each stage's planned runs (as far as the finished ones tell), how many have finished, and the core-hours left
-    at the median seconds a step its configurations took so far (`unmeasured`: runs of a configuration not timed
-    yet)."""
+    at the median seconds a step each configuration took so far in that stage, or else in any stage (`unmeasured`:
+    runs of a configuration not timed yet)."""
     done = {r["run_id"]: r for r in results}
     planned = decide_runs(data, done, **plan)                         # plan: a test's smaller budgets
     speeds = {}
     for s in planned:
         r = done.get(s.run_id)
         if r is not None and r.get("seconds") and s.settings.get("steps"):
-            speeds.setdefault(_kind(s), []).append(r["seconds"] / s.settings["steps"])
+            for key in ((_kind(s), s.experiment), _kind(s)):              # its own stage, and any stage
+                speeds.setdefault(key, []).append(r["seconds"] / s.settings["steps"])
     per_step = {k: statistics.median(v) for k, v in speeds.items()}
+    step_time = lambda s: per_step.get((_kind(s), s.experiment), per_step.get(_kind(s)))
     out = []
     for st in stages(plan.get("steps")):
         left = [s for s in planned if s.experiment == st and s.run_id not in done]
-        timed = [s for s in left if _kind(s) in per_step]
+        timed = [s for s in left if step_time(s) is not None]
         out.append(dict(stage=st, planned=sum(s.experiment == st for s in planned), finished=sum(
             s.experiment == st and s.run_id in done for s in planned), unmeasured=len(left) - len(timed),
-            hours_left=sum(per_step[_kind(s)] * s.settings["steps"] for s in timed) / 3600))
+            hours_left=sum(step_time(s) * s.settings["steps"] for s in timed) / 3600))
     return out
 
 def status_table(status: list[dict]) -> str:

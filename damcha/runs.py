@@ -15,9 +15,9 @@ from .loop import TrainConfig, config_dict
 
 # %% auto #0
 __all__ = ['CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RUN_FILES', 'LOCK_NAME', 'CheckpointError', 'CorruptCheckpointError',
-           'NotCheckpointError', 'named_os_error', 'atomic_save', 'load_checkpoint', 'find_checkpoint', 'data_id',
-           'checkpoint_state', 'restore', 'read_metrics', 'open_run', 'data_path', 'data_files', 'data_changes',
-           'run_files', 'check_output', 'RunLockedError', 'make_dirs', 'pid_alive', 'RunLock']
+           'NotCheckpointError', 'named_os_error', 'atomic_write', 'atomic_save', 'load_checkpoint', 'find_checkpoint',
+           'data_id', 'checkpoint_state', 'restore', 'read_metrics', 'open_run', 'data_path', 'data_files',
+           'data_changes', 'run_files', 'check_output', 'RunLockedError', 'make_dirs', 'pid_alive', 'RunLock']
 
 # %% ../nbs/09a_runs.ipynb #e8adc497
 CKPT_FORMAT = "damcha-checkpoint-2"
@@ -48,7 +48,7 @@ def _keep_previous(path: Path, previous: Path, tmp: Path) -> None:
         shutil.copyfile(path, tmp)
     os.replace(tmp, previous)
 
-def _atomic_write(path: Path, data: bytes, previous: Path | None = None) -> Path:
+def atomic_write(path: Path, data: bytes, previous: Path | None = None) -> Path:
     "Write `data` beside `path`, fsync, keep `path` as `previous` (if given), then rename over `path`: one rename."
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     link = None if previous is None else previous.with_name(f".{previous.name}.tmp{os.getpid()}")
@@ -77,7 +77,7 @@ def atomic_save(obj, path: str | Path, previous: str | Path | None = None) -> Pa
     torch.save(obj, buf)
     payload = buf.getvalue()
     header = f"{CKPT_FORMAT} sha256={hashlib.sha256(payload).hexdigest()}\n".encode()
-    return _atomic_write(path, header + payload, None if previous is None else Path(previous))
+    return atomic_write(path, header + payload, None if previous is None else Path(previous))
 
 def _verified_payload(path: Path) -> bytes:
     "The `torch.save` bytes of a checkpoint file, after checking its header and digest."
@@ -268,7 +268,7 @@ def open_run(out: str | Path, cfg: TrainConfig, main: bool = True, world: int = 
         _log.warning(f"resume: {out} {why}; starting the run from step 0")
     if metrics.exists():
         keep = _records_until(metrics, 0 if ck is None else ck["step"])
-        _atomic_write(metrics, "".join(json.dumps(r) + "\n" for r in keep).encode())
+        atomic_write(metrics, "".join(json.dumps(r) + "\n" for r in keep).encode())
     return ck
 
 # %% ../nbs/09a_runs.ipynb #c4505b99

@@ -4,7 +4,7 @@
 
 # %% ../nbs/12a_speed.ipynb #a51fb932
 from __future__ import annotations
-import argparse, json, platform, statistics, sys, time
+import argparse, io, json, platform, statistics, sys, time
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from typing import Callable
@@ -13,13 +13,15 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from .models import ATTENTIONS, Decoder
+from .runs import atomic_write
 from .bench import (Shape, SHAPES, QUICK_SHAPES, Candidate, candidates, make_step, time_blocks, gemm_step,
                           stream_steps, step_flops, derived_flops, step_gemms, step_memory, step_breakdown, thp_active)
 
 # %% auto #0
-__all__ = ['MODEL_SHAPE', 'QUICK_MODEL_SHAPE', 'run_bench', 'ModelShape', 'model_candidates', 'make_train_step', 'resident_bytes',
-           'run_model_bench', 'evaluate_targets', 'limits', 'format_table', 'bench_figsize', 'plot_bench', 'plot_model',
-           'add_bench_arguments', 'run_from_args', 'bench_main']
+__all__ = ['MODEL_SHAPE', 'QUICK_MODEL_SHAPE', 'BENCH_SUFFIXES', 'run_bench', 'ModelShape', 'model_candidates', 'make_train_step',
+           'resident_bytes', 'run_model_bench', 'evaluate_targets', 'limits', 'format_table', 'bench_figsize',
+           'plot_bench', 'plot_model', 'add_bench_arguments', 'bench_stem', 'is_bench_file', 'check_bench_out',
+           'run_from_args', 'bench_main']
 
 # %% ../nbs/12a_speed.ipynb #e5668fdc
 def _env(device, dtype) -> dict:
@@ -428,7 +430,8 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"],
                    help="bfloat16: forward under autocast")
     p.add_argument("--quick", action="store_true", help="small shapes: seconds instead of minutes")
-    p.add_argument("--out", default=None, metavar="DIR", help="write DIR/<device>.json, .md and .png")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="write DIR/<device>.json, .md and .png (an earlier bench's are replaced, no other file)")
     p.add_argument("--repeats", type=int, default=9, help="timed steps per candidate (median reported)")
     p.add_argument("--warmup", type=int, default=1, help="untimed steps at the start of every block")
     p.add_argument("--rounds", type=int, default=3, help="blocks per candidate; the timed steps are split among them")
@@ -459,10 +462,49 @@ def _check_args(args: argparse.Namespace) -> list[Shape]:
     return shapes
 
 # %% ../nbs/12a_speed.ipynb #894e4ee8
+BENCH_SUFFIXES = (".json", ".md", ".png")
+
+def bench_stem(device: torch.device, dtype: torch.dtype) -> str:
+    "The files' name: cpu or cuda, -bf16 in bfloat16, -nothp on a CPU without huge-page allocation."
+    off = device.type == "cpu" and not thp_active()                              # the `damcha` command's default is on
+    return device.type + ("-bf16" if dtype == torch.bfloat16 else "") + ("-nothp" if off else "")
+
+def is_bench_file(path: str | Path) -> bool:
+    "Whether `path` is a file an earlier `damcha bench --out` wrote (which a new run may replace)."
+    path = Path(path)
+    try:
+        head = path.read_bytes()[:1 << 16]
+    except OSError:
+        return False
+    if path.suffix == ".png":                  # the command sits in its Title; older figures: matplotlib's, beside a record
+        return head.startswith(b"\x89PNG") and (b"damcha bench " in head or (
+            b"Software\x00Matplotlib" in head and is_bench_file(path.with_suffix(".json"))))
+    if path.suffix == ".md":
+        return head.startswith((b"`damcha bench ", b"`THP_MEM_ALLOC_ENABLE=0 damcha bench "))
+    try:
+        rec = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(rec, dict) and "damcha bench " in str(rec.get("command")) and "rows" in rec
+
+def check_bench_out(out: str | Path, stem: str) -> list[Path]:
+    "The files `--out` would get; a `ValueError` before any measuring if one exists and is no earlier bench's."
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out}: exists and is not a directory")
+    files = [out / f"{stem}{s}" for s in BENCH_SUFFIXES]
+    for f in files:
+        if f.is_dir() or (f.exists() and not is_bench_file(f)):
+            raise ValueError(f"--out {out}: {f.name} exists and was not written by damcha bench; it is left as it "
+                             f"is, give another folder")
+    return files
+
+# %% ../nbs/12a_speed.ipynb #551ea5c4
 def _write_results(res: dict, table: str, out: Path, stem: str) -> None:
+    "The three files, each written beside its name and renamed over it: an earlier result stays whole until then."
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"{stem}.json").write_text(json.dumps(res, indent=1) + "\n")
-    (out / f"{stem}.md").write_text(f"`{res['command']}` ({res['wall_s']:.0f} s)\n\n{table}\n")
+    atomic_write(out / f"{stem}.json", (json.dumps(res, indent=1) + "\n").encode())
+    atomic_write(out / f"{stem}.md", f"`{res['command']}` ({res['wall_s']:.0f} s)\n\n{table}\n".encode())
     try:
         from matplotlib.figure import Figure                        # no pyplot: the backend is left alone
     except ImportError:
@@ -471,7 +513,9 @@ def _write_results(res: dict, table: str, out: Path, stem: str) -> None:
     fig = Figure(figsize=bench_figsize(res))
     plot_bench(res, fig.subplots(1, 2, sharey=True))
     fig.tight_layout()
-    fig.savefig(out / f"{stem}.png", dpi=110)
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=110, metadata={"Title": res["command"]})
+    atomic_write(out / f"{stem}.png", png.getvalue())
     print(f"wrote {out / stem}.json, .md and .png", file=sys.stderr)
 
 def _log(s: str) -> None:
@@ -482,9 +526,12 @@ def run_from_args(args: argparse.Namespace, argv: list[str] | None = None) -> in
     t_start = time.perf_counter()
     shapes = _check_args(args)
     device = torch.device(args.device)
+    dtype = getattr(torch, args.dtype)
+    stem = bench_stem(device, dtype)
+    if args.out:
+        check_bench_out(args.out, stem)                                          # before minutes of measuring
     if args.threads is not None:
         torch.set_num_threads(args.threads)
-    dtype = getattr(torch, args.dtype)
     res = run_bench(shapes, device, dtype, args.repeats, args.warmup, args.breakdown, log=_log, rounds=args.rounds)
     if args.model:
         mshape = QUICK_MODEL_SHAPE if args.quick else MODEL_SHAPE
@@ -492,12 +539,11 @@ def run_from_args(args: argparse.Namespace, argv: list[str] | None = None) -> in
     res["wall_s"] = time.perf_counter() - t_start
     if argv is None:                                                               # as typed after `damcha bench`
         argv = sys.argv[2:] if sys.argv[1:2] == ["bench"] else sys.argv[1:]
-    off = device.type == "cpu" and not res["env"]["thp_alloc"]                    # the `damcha` command's default is on
+    off = device.type == "cpu" and not res["env"]["thp_alloc"]
     res["command"] = ("THP_MEM_ALLOC_ENABLE=0 " if off else "") + "damcha bench " + " ".join(argv)
     table = format_table(res)
     print(table)
     if args.out:
-        stem = device.type + ("-bf16" if dtype == torch.bfloat16 else "") + ("-nothp" if off else "")
         _write_results(res, table, Path(args.out), stem)
     return 0
 

@@ -206,18 +206,20 @@ def _kind(s) -> tuple[str, bool]:
 
 def decide_status(results: list[dict], data: str | Path, **plan) -> list[dict]:
     """Each stage's planned runs (as far as the finished ones tell), how many have finished, and the core-hours left
-    at the median seconds a step each configuration took so far in that stage, or else in any stage (`unmeasured`:
-    runs of a configuration not timed yet)."""
+    at the median seconds a step each configuration took so far: in that stage, else in the other long stages, else in
+    any (`unmeasured`: runs of a configuration not timed yet)."""
     done = {r["run_id"]: r for r in results}
     planned = decide_runs(data, done, **plan)                         # plan: a test's smaller budgets
     speeds = {}
     for s in planned:
         r = done.get(s.run_id)
         if r is not None and r.get("seconds") and s.settings.get("steps"):
-            for key in ((_kind(s), s.experiment), _kind(s)):              # its own stage, and any stage
+            long = s.experiment != "decide rates"                         # the rate runs evaluate more often
+            for key in ((_kind(s), s.experiment), (_kind(s), long), _kind(s)):   # its stage, long runs, any
                 speeds.setdefault(key, []).append(r["seconds"] / s.settings["steps"])
     per_step = {k: statistics.median(v) for k, v in speeds.items()}
-    step_time = lambda s: per_step.get((_kind(s), s.experiment), per_step.get(_kind(s)))
+    keys = lambda s: ((_kind(s), s.experiment), (_kind(s), s.experiment != "decide rates"), _kind(s))
+    step_time = lambda s: next((per_step[k] for k in keys(s) if k in per_step), None)
     out = []
     for st in stages(plan.get("steps")):
         left = [s for s in planned if s.experiment == st and s.run_id not in done]

@@ -4,10 +4,11 @@
 
 # %% ../nbs/11d_decide.ipynb #6f777d45
 from __future__ import annotations
-import functools, json, math, statistics
+import functools, json, math, re, statistics, subprocess
 from pathlib import Path
 from .experiments import RunSpec, register_preset
 from .tasks import make_task
+from .runs import read_metrics
 from .stats import verdicts, welch_interval, pooled_sd, sd_interval
 from .budget import grown_grid, ngram_references
 from .shakespeare import RECIPE, default_shakespeare_dir
@@ -15,12 +16,12 @@ from .shakespeare import RECIPE, default_shakespeare_dir
 # %% auto #0
 __all__ = ['TASK', 'MARGIN', 'ALPHA', 'PRIMARY', 'SECONDARY', 'SPREAD', 'N_SEEDS', 'LONG', 'BUDGETS', 'TUNE', 'TUNE_SEEDS',
            'RATES', 'GAP_CONFIGS', 'GAP_SEEDS', 'STRESS', 'STRESS_MULTS', 'STRESS_SEEDS', 'ANCHOR_SEEDS', 'CONFIGS',
-           'FAMILY', 'GAPS', 'STAGES', 'ANCHOR_WORDS', 'NGRAM_ORDERS', 'DECIDE_PRESET', 'matched_d_ff',
+           'FAMILY', 'GAPS', 'STAGES', 'ANCHOR_WORDS', 'NGRAM_ORDERS', 'DECIDE_PRESET', 'AMENDED', 'matched_d_ff',
            'decide_configs', 'bigram_loss', 'stress_failed', 'decide_runs', 'row_values', 'decide_verdicts',
            'decide_ladders', 'stress_thresholds', 'verdict_lines', 'stages', 'decide_status', 'status_table',
            'rate_table', 'rate_lines', 'stress_lines', 'observed_spread', 'book_anchor', 'read_nanogpt',
            'anchor_verdicts', 'gap_table', 'plot_gaps', 'decide_references', 'plot_decide_curves', 'gap_lines',
-           'decide_report']
+           'decide_report', 'row_commits', 'history_problems']
 
 # %% ../nbs/11d_decide.ipynb #896c51e1
 TASK = "shakespeare-held" # choices on the 5 % before nanoGPT's cut; scores on nanoGPT's whole validation part
@@ -432,3 +433,51 @@ def _decide_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunS
     return decide_runs(folder, done, seeds)
 
 DECIDE_PRESET = register_preset("decide", _decide_preset, report=decide_report, staged=True)
+
+# %% ../nbs/11d_decide.ipynb #6721ec25
+AMENDED = {"807bb38e7f13f415054b82b758ea4f572f8e9a50": ("decide anchor",)} # amendment -> the experiments it changed
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+
+def row_commits(path: str | Path) -> list[dict] | None:
+    """Each line of a results file as `git blame` sees it: its run, the commit that last wrote it (None while not
+    committed) and that commit's time; None outside a git checkout."""
+    path = Path(path).resolve()
+    blame = _git(path.parent, "blame", "--line-porcelain", "--", path.name) if path.exists() else None
+    if blame is None or blame.returncode != 0:
+        return None
+    out, head = [], {}
+    for line in blame.stdout.splitlines():
+        if line.startswith("\t"):                                       # the line itself ends each entry
+            done = set(head["commit"]) != {"0"}
+            out.append(dict(run_id=json.loads(line[1:]).get("run_id"), commit=head["commit"] if done else None,
+                            time=int(head["committer-time"]) if done else None))
+        elif re.match(r"[0-9a-f]{40} ", line):
+            head = dict(commit=line.split()[0])
+        elif line.startswith("committer-time "):
+            head["committer-time"] = line.split()[1]
+    return out
+
+def history_problems(results: str | Path, # a results file in a git checkout
+                     protocol: str | Path, # its PROTOCOL: the protocol's commits, the first one first
+                     amended: dict | None = None, # amendment commit -> the experiments it changed (AMENDED)
+                    ) -> list[str] | None:
+    """Each committed row whose commit does not descend from the protocol's first commit, or from an amendment that
+    changed its experiment, or is dated before it. None where the history is not there (no git checkout, a shallow
+    clone); rows not committed yet are left out."""
+    rows = row_commits(results)
+    root = Path(results).resolve().parent
+    listed = [l.split()[0] for l in Path(protocol).read_text().splitlines() if l.strip() and not l.startswith("#")]
+    if rows is None or not listed or _git(root, "cat-file", "-e", f"{listed[0]}^{{commit}}").returncode != 0:
+        return None
+    amended = AMENDED if amended is None else amended
+    when = functools.cache(lambda c: int(_git(root, "log", "-1", "--format=%ct", c).stdout.strip() or 0))
+    after = functools.cache(lambda c, r: _git(root, "merge-base", "--is-ancestor", c, r).returncode == 0)
+    experiment = {r.get("run_id"): r.get("experiment") for r in read_metrics(results)}
+    problems = []
+    for r in (r for r in rows if r["commit"]):
+        need = [listed[0]] + [c for c, exps in amended.items() if experiment.get(r["run_id"]) in exps]
+        problems += [f"{r['run_id']}: committed in {r['commit'][:7]}, not after protocol commit {c[:7]}"
+                     for c in need if not after(c, r["commit"]) or r["time"] < when(c)]
+    return problems

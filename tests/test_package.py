@@ -112,6 +112,20 @@ def test_ci_runs_the_readme_test_command():
     assert "set -euo pipefail" in ci
 
 
+def test_ci_stops_when_any_step_of_the_test_command_fails():
+    "Under `set -e` a failure before a list's last `&&` goes on; .ci/run's wrapping must stop there, and only there."
+    _, tests = readme_commands()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    lines = ci.splitlines()
+    i = [l.strip() for l in lines].index(tests)
+    block = "\n".join(lines[i - 1:i + 2])                         # the command with the lines around it
+    for first, stops in (("false", True), ("true", False)):       # its first step fails, or every step passes
+        steps = " && ".join([first, "true", "true"])
+        script = "set -euo pipefail\n" + block.replace(tests, steps) + "\necho reached\n"
+        run = subprocess.run(["bash", "-c", script], capture_output=True, text=True)
+        assert (run.returncode != 0, "reached" not in run.stdout) == (stops, stops), (first, block, run)
+
+
 def test_readme_main_job_runs(tmp_path):
     "The README's main job after its install step (the package is installed in this environment), in a fresh directory."
     demo, _ = readme_commands()

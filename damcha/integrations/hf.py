@@ -25,8 +25,8 @@ from transformers.cache_utils import Cache, CacheLayerMixin
 from transformers.modeling_layers import GradientCheckpointingLayer
 from transformers.modeling_outputs import CausalLMOutputWithPast
 if "cache" not in CausalLMOutputWithPast.__dataclass_fields__:                         # generate() passes `cache=`
-    raise ImportError(f"damcha.integrations.hf needs a transformers whose models take `cache=` (tested: 5.24.0), "
-                      f"found {transformers.__version__}: pip install 'damcha[hf]'")
+    raise ImportError(f"damcha.integrations.hf needs a transformers whose models take `cache=` (tested: 5.24.0, "
+                      f"5.25.0), found {transformers.__version__}: pip install 'damcha[hf]'")
 from ..models import Block, Decoder, attention_class
 from ..generator import context
 from ..attention import cached_context
@@ -220,7 +220,7 @@ def _reset(self: DamchaCache) -> None:
 DamchaCache.take, DamchaCache.reorder_cache, DamchaCache.crop, DamchaCache.reset = (_cache_take, _reorder_cache, _crop,
                                                                                     _reset)
 DamchaCache.batch_select_indices, DamchaCache.batch_repeat_interleave = _batch_select_indices, _batch_repeat_interleave
-DamchaCache.activate_past_recording = lambda self: None                               # the stack inputs are kept
+DamchaCache.activate_past_recording = lambda self, **kwargs: None     # the stack inputs are kept (5.25 adds options)
 
 # %% ../../nbs/14_hf.ipynb #8beb5748
 class DamchaBlock(GradientCheckpointingLayer, Block):
@@ -540,6 +540,9 @@ def _from_pretrained(cls, pretrained_model_name_or_path, *args, output_loading_i
             raise ValueError(f"{d}: the saved weights do not match the sha256 recorded in config.json for "
                              f"{', '.join(bad)} (e.g. {bad[0]}: recorded {want[bad[0]][:12]}..., "
                              f"found {have[bad[0]][:12]}...): the file was changed after save_pretrained")
+    # transformers 5.25 kernelizes every model it loads unless told not to. damcha's layers have no hub kernels, and a
+    # missing tied embedding is still on `meta` at that point, which `kernelize` refuses.
+    kwargs.setdefault("use_kernels", False)
     model, info = super(DamchaForCausalLM, cls).from_pretrained(pretrained_model_name_or_path, *args,
                                                                 output_loading_info=True, **kwargs)
     missing, unexpected = set(info.get("missing_keys", [])), set(info.get("unexpected_keys", []))

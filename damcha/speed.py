@@ -476,7 +476,7 @@ def is_bench_file(path: str | Path) -> bool:
         head = path.read_bytes()[:1 << 16]
     except OSError:
         return False
-    if path.suffix == ".png":                  # the command sits in its Title; older figures: matplotlib's, beside a record
+    if path.suffix == ".png":              # the command is in its Title; an older figure: matplotlib's, beside a record
         return head.startswith(b"\x89PNG") and (b"damcha bench " in head or (
             b"Software\x00Matplotlib" in head and is_bench_file(path.with_suffix(".json"))))
     if path.suffix == ".md":

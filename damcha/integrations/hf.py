@@ -252,6 +252,14 @@ class DamchaPreTrainedModel(PreTrainedModel):
     supports_gradient_checkpointing = True
     _supports_sdpa = True                                      # the layers call SDPA; "eager" pins its math kernel
 
+    def mark_tied_weights_as_initialized(self, loading_info) -> None:
+        """Keep a missing tied embedding missing. transformers marks the head's weight as set (the embedding will be tied
+        to it), and that is the embedding itself here; for a model defined outside transformers it then drops every
+        marked weight from the missing ones, so the embedding would stay on `meta`, where `kernelize` refuses it."""
+        sources = {s for s in self.all_tied_weights_keys.values() if s in loading_info.missing_keys}
+        super().mark_tied_weights_as_initialized(loading_info)
+        loading_info.missing_keys |= sources                    # moved off `meta` and initialised, as GPT-2's are
+
     def _init_weights(self, module) -> None:
         "Nothing per module: `initialize_weights` sets every weight at once (transformers skips weightless modules)."
         return None
@@ -503,7 +511,7 @@ DamchaForCausalLM.save_pretrained = _save_pretrained
 # %% ../../nbs/14_hf.ipynb #bab23c99
 def _init_missing(self: DamchaForCausalLM, missing: set[str]) -> None:
     """Give each missing weight, and each tensor still on `meta`, the constructor's value, then tie again.
-    transformers skips a missing tied embedding: it is left on `meta`, or moved off it uninitialised."""
+    transformers' own loading does so for the weights it names missing; this also covers the ones it does not name."""
     fresh = self.__dict__.pop("_fresh_init", None)
     state = self.state_dict(keep_vars=True)
     todo = sorted({k for k in missing if k in state} | {k for k, t in state.items() if t.is_meta})
@@ -540,8 +548,7 @@ def _from_pretrained(cls, pretrained_model_name_or_path, *args, output_loading_i
             raise ValueError(f"{d}: the saved weights do not match the sha256 recorded in config.json for "
                              f"{', '.join(bad)} (e.g. {bad[0]}: recorded {want[bad[0]][:12]}..., "
                              f"found {have[bad[0]][:12]}...): the file was changed after save_pretrained")
-    # transformers 5.25 kernelizes every model it loads unless told not to. damcha's layers have no hub kernels, and a
-    # missing tied embedding is still on `meta` at that point, which `kernelize` refuses.
+    # transformers 5.25 kernelizes every model it loads unless told not to; damcha's layers have no hub kernels
     kwargs.setdefault("use_kernels", False)
     model, info = super(DamchaForCausalLM, cls).from_pretrained(pretrained_model_name_or_path, *args,
                                                                 output_loading_info=True, **kwargs)

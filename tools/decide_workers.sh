@@ -24,7 +24,13 @@ DATA="${DAMCHA_SHAKESPEARE:-$ROOT/../shared/data/tinyshakespeare}"
 pids() { pgrep -f "damcha-decide-worker" || true; }
 
 case "${1:-start}" in
-  stop) for p in $(pids); do kill -INT "$p" 2>/dev/null || true; done; echo "asked the workers to stop (they keep their checkpoints)"; exit 0 ;;
+  stop)
+    # TERM, not INT: a worker started in the background of a non-interactive shell ignores SIGINT. A stopped run
+    # resumes from its last checkpoint (one every 1/40 of its steps); its stale lock is taken over on restart.
+    for p in $(pids); do kill -TERM "$p" 2>/dev/null || true; done
+    for _ in $(seq 30); do [ -z "$(pids)" ] && break; sleep 1; done
+    [ -z "$(pids)" ] || { echo "workers still running after 30 s: $(pids | tr '\n' ' ')"; exit 1; }
+    echo "stopped the workers (they keep their checkpoints)"; exit 0 ;;
   status)
     echo "protocol commit $PROTOCOL; workers: $(pids | wc -l)"
     cd "$WT" && PYTHONPATH="$WT" "$PY" -m damcha.cli compare --preset decide --ptb "$DATA" --out "$OUT" --dry-run \

@@ -15,7 +15,7 @@ from .shakespeare import RECIPE, default_shakespeare_dir
 # %% auto #0
 __all__ = ['TASK', 'MARGIN', 'ALPHA', 'PRIMARY', 'SECONDARY', 'SPREAD', 'N_SEEDS', 'LONG', 'BUDGETS', 'TUNE', 'TUNE_SEEDS',
            'RATES', 'GAP_CONFIGS', 'GAP_SEEDS', 'STRESS', 'STRESS_MULTS', 'STRESS_SEEDS', 'ANCHOR_SEEDS', 'CONFIGS',
-           'FAMILY', 'GAPS', 'DECIDE_PRESET', 'STAGES', 'ANCHOR_WORDS', 'NGRAM_ORDERS', 'matched_d_ff',
+           'FAMILY', 'GAPS', 'LATE', 'DECIDE_PRESET', 'STAGES', 'ANCHOR_WORDS', 'NGRAM_ORDERS', 'matched_d_ff',
            'decide_configs', 'bigram_loss', 'stress_failed', 'decide_runs', 'row_values', 'decide_verdicts',
            'stress_thresholds', 'verdict_lines', 'decide_report', 'decide_status', 'status_table', 'book_anchor',
            'read_nanogpt', 'anchor_verdicts', 'gap_table', 'plot_gaps', 'decide_references', 'plot_decide_curves']
@@ -49,6 +49,7 @@ FAMILY = (("damcha", "mha"),
           ("matroidal", "dense"), ("matroidal-qk", "dense-qk"),                      # matroidal - dense
           ("mixed", "mha"), ("dcmha", "mha")) # a minus b; dcmha - mha at 2,000 steps (3 seeds), the rest at LONG
 GAPS = (("damcha", "mha"), ("mha-tied", "mha"), ("dense", "dense-qk")) # against steps, at BUDGETS
+LATE = ("dcmha",) # amendment 2: also at LONG with N_SEEDS seeds, after every other run; outside FAMILY
 
 def matched_d_ff(d_model: int = 128, d_ff: int = 512) -> int:
     """The feed-forward width at which a shared-map layer has its separate-map twin's parameters: the second map
@@ -136,6 +137,9 @@ def decide_runs(data: str | Path, # input.txt or its folder
                 if r is None or stress_failed(r, bigram_loss(data, recipe["seq_len"])):
                     break
     specs += [row(n_far, k, s) for s in GAP_SEEDS for k in GAP_CONFIGS if k in chosen]
+    late = lambda k, s: RunSpec(f"decide {st['long']} late", _label(k, chosen[k]), s,
+                                {**confs[k], **every(st["long"]), "lr": chosen[k]}, post=("final",), select=True)
+    specs += [late(k, s) for s in seeds for k in LATE if k in chosen]          # amendment 2, after every other run
     return list({s.run_id: s for s in specs}.values())
 
 # %% ../nbs/11d_decide.ipynb #7e013be9

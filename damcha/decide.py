@@ -16,12 +16,12 @@ from .shakespeare import RECIPE, default_shakespeare_dir
 # %% auto #0
 __all__ = ['TASK', 'MARGIN', 'ALPHA', 'PRIMARY', 'SECONDARY', 'SPREAD', 'N_SEEDS', 'LONG', 'BUDGETS', 'TUNE', 'TUNE_SEEDS',
            'RATES', 'GAP_CONFIGS', 'GAP_SEEDS', 'STRESS', 'STRESS_MULTS', 'STRESS_SEEDS', 'ANCHOR_SEEDS', 'CONFIGS',
-           'FAMILY', 'GAPS', 'STAGES', 'ANCHOR_WORDS', 'NGRAM_ORDERS', 'DECIDE_PRESET', 'AMENDED', 'matched_d_ff',
-           'decide_configs', 'bigram_loss', 'stress_failed', 'decide_runs', 'row_values', 'decide_verdicts',
-           'decide_ladders', 'stress_thresholds', 'verdict_lines', 'stages', 'decide_status', 'status_table',
-           'rate_table', 'rate_lines', 'stress_lines', 'observed_spread', 'book_anchor', 'read_nanogpt',
-           'anchor_verdicts', 'gap_table', 'plot_gaps', 'decide_references', 'plot_decide_curves', 'gap_lines',
-           'decide_report', 'row_commits', 'history_problems']
+           'FAMILY', 'GAPS', 'LATE', 'STAGES', 'ANCHOR_WORDS', 'NGRAM_ORDERS', 'DECIDE_PRESET', 'AMENDED',
+           'matched_d_ff', 'decide_configs', 'bigram_loss', 'stress_failed', 'decide_runs', 'row_values',
+           'decide_verdicts', 'late_verdicts', 'decide_ladders', 'stress_thresholds', 'verdict_lines', 'stages',
+           'decide_status', 'status_table', 'rate_table', 'rate_lines', 'stress_lines', 'observed_spread',
+           'book_anchor', 'read_nanogpt', 'anchor_verdicts', 'gap_table', 'plot_gaps', 'decide_references',
+           'plot_decide_curves', 'gap_lines', 'decide_report', 'row_commits', 'history_problems']
 
 # %% ../nbs/11d_decide.ipynb #896c51e1
 TASK = "shakespeare-held" # choices on the 5 % before nanoGPT's cut; scores on nanoGPT's whole validation part
@@ -52,6 +52,7 @@ FAMILY = (("damcha", "mha"),
           ("matroidal", "dense"), ("matroidal-qk", "dense-qk"),                      # matroidal - dense
           ("mixed", "mha"), ("dcmha", "mha")) # a minus b; dcmha - mha at 2,000 steps (3 seeds), the rest at LONG
 GAPS = (("damcha", "mha"), ("mha-tied", "mha"), ("dense", "dense-qk")) # against steps, at BUDGETS
+LATE = ("dcmha",) # amendment 2: also at LONG with N_SEEDS seeds, after every other run; outside FAMILY
 
 def matched_d_ff(d_model: int = 128, d_ff: int = 512) -> int:
     """The feed-forward width at which a shared-map layer has its separate-map twin's parameters: the second map
@@ -139,6 +140,9 @@ def decide_runs(data: str | Path, # input.txt or its folder
                 if r is None or stress_failed(r, bigram_loss(data, recipe["seq_len"])):
                     break
     specs += [row(n_far, k, s) for s in GAP_SEEDS for k in GAP_CONFIGS if k in chosen]
+    late = lambda k, s: RunSpec(f"decide {st['long']} late", _label(k, chosen[k]), s,
+                                {**confs[k], **every(st["long"]), "lr": chosen[k]}, post=("final",), select=True)
+    specs += [late(k, s) for s in seeds for k in LATE if k in chosen]          # amendment 2, after every other run
     return list({s.run_id: s for s in specs}.values())
 
 # %% ../nbs/11d_decide.ipynb #7e013be9
@@ -149,11 +153,11 @@ def _bpc(r: dict, metric: str = PRIMARY) -> float | None:
     rec = r["best"] if metric == "best" else (r.get("post") or {}).get("final")
     return rec["test_bpc"] if rec else None
 
-def row_values(results: list[dict], budget: int, metric: str = PRIMARY) -> dict[str, list[float]]:
-    "config -> test bits per character of its finished runs at `budget` steps, by seed."
+def row_values(results: list[dict], budget: int, metric: str = PRIMARY, stage: str = "") -> dict[str, list[float]]:
+    "config -> test bits per character of its finished runs at `budget` steps (of `stage`: ' late'), by seed."
     out = {}
     for r in sorted(results, key=lambda r: r["seed"]):
-        if r["experiment"] == f"decide {budget}" and (v := _bpc(r, metric)) is not None:
+        if r["experiment"] == f"decide {budget}{stage}" and (v := _bpc(r, metric)) is not None:
             out.setdefault(r["config"].rpartition(" lr=")[0], []).append(v)
     return out
 
@@ -163,6 +167,13 @@ def decide_verdicts(results: list[dict], metric: str = PRIMARY, long: int = LONG
     vals = lambda a: at[short if a == "dcmha" else long]                        # the budget a pair is compared at
     pairs = {f"{a} - {b}": (vals(a).get(a, []), vals(a).get(b, [])) for a, b in FAMILY}
     return verdicts(pairs, MARGIN, ALPHA)
+
+def late_verdicts(results: list[dict], metric: str = PRIMARY, long: int = LONG) -> dict:
+    """Amendment 2's questions, outside FAMILY: each of LATE minus MHA at `long` steps, each on its own (Welch's p
+    unadjusted for "differs", the same TOST for "same level")."""
+    late, rows = row_values(results, long, metric, " late"), row_values(results, long, metric)
+    return {k: v for a in LATE for k, v in verdicts({f"{a} - mha": (late.get(a, []), rows.get("mha", []))},
+                                                    MARGIN, ALPHA).items()}
 
 def decide_ladders(results: list[dict], data: str, seq_len: int = 64) -> dict[str, dict[int, list[tuple[int, bool]]]]:
     "config -> seed -> the rungs finished so far, as (multiple of the chosen rate, failed), lowest first."
@@ -197,7 +208,7 @@ def stages(steps: dict | None = None) -> tuple[str, ...]:
     st = {"long": LONG, "gaps": (BUDGETS[0], BUDGETS[1], BUDGETS[3]), **(steps or {})}
     short, mid, far = st["gaps"]
     return ("decide anchor", "decide rates", f"decide {st['long']}", f"decide {short}", f"decide {mid}",
-            "decide stress", f"decide {far}")
+            "decide stress", f"decide {far}", f"decide {st['long']} late")
 
 STAGES = stages()
 
@@ -411,7 +422,8 @@ def decide_report(results: list[dict], out: str | Path, data=None, log=print) ->
                   "## Rates (mean best validation loss, nats, of the rate seeds; chosen in bold)", "",
                   *rate_lines(rate_table(decide_runs(data, done), done)), ""]
     for metric, what in ((PRIMARY, "primary: the best-validation model"), (SECONDARY, "secondary: the last model")):
-        lines += [f"## Verdicts, {what}", "", *verdict_lines(decide_verdicts(results, metric)), ""]
+        lines += [f"## Verdicts, {what}", "", *verdict_lines(decide_verdicts(results, metric)), "",
+                  f"Amendment 2, outside the family ({what}):", "", *verdict_lines(late_verdicts(results, metric)), ""]
     if spread := observed_spread(results):
         assumed = sd_interval(SPREAD["sd"], SPREAD["df"])[1]
         lines += [f"Seed spread at {LONG:,} steps so far: {spread[0]:.4f} bits ({spread[1]} df); the seed count "
@@ -435,7 +447,8 @@ def _decide_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunS
 DECIDE_PRESET = register_preset("decide", _decide_preset, report=decide_report, staged=True)
 
 # %% ../nbs/11d_decide.ipynb #6721ec25
-AMENDED = {"807bb38e7f13f415054b82b758ea4f572f8e9a50": ("decide anchor",)} # amendment -> the experiments it changed
+AMENDED = {"807bb38e7f13f415054b82b758ea4f572f8e9a50": ("decide anchor",),   # amendment -> the experiments it changed
+           "e86961e40abae8fd1f4a99881967dd21ba7cc748": ("decide 10000 late",)}
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)

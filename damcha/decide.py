@@ -20,8 +20,8 @@ __all__ = ['TASK', 'MARGIN', 'ALPHA', 'PRIMARY', 'SECONDARY', 'SPREAD', 'N_SEEDS
            'matched_d_ff', 'decide_configs', 'bigram_loss', 'stress_failed', 'decide_runs', 'row_values',
            'decide_verdicts', 'late_verdicts', 'decide_ladders', 'stress_thresholds', 'verdict_lines', 'stages',
            'decide_status', 'status_table', 'rate_table', 'rate_lines', 'stress_lines', 'observed_spread',
-           'book_anchor', 'read_nanogpt', 'anchor_verdicts', 'gap_table', 'plot_gaps', 'decide_references',
-           'plot_decide_curves', 'gap_lines', 'decide_report', 'row_commits', 'history_problems']
+           'book_anchor', 'read_nanogpt', 'anchor_verdicts', 'gap_table', 'delay_words', 'plot_gaps',
+           'decide_references', 'plot_decide_curves', 'gap_lines', 'decide_report', 'row_commits', 'history_problems']
 
 # %% ../nbs/11d_decide.ipynb #896c51e1
 TASK = "shakespeare-held" # choices on the 5 % before nanoGPT's cut; scores on nanoGPT's whole validation part
@@ -339,6 +339,16 @@ def gap_table(results: list[dict], pairs=GAPS, budgets=BUDGETS, metric: str = PR
             out.append(dict(pair=f"{a} - {b}", steps=n, n=(len(xa), len(xb)), diff=d, low=lo, high=hi))
     return out
 
+def delay_words(rows: list[dict], far: int = BUDGETS[-1]) -> dict[str, str]:
+    """Each gap's word at the `far` budget: "delay" when its 95 % interval lies inside the margin, "lasts" when it lies
+    wholly beyond it, "undecided" otherwise (and while a side has fewer than two seeds)."""
+    out = {}
+    for r in rows:
+        if r["steps"] == far:
+            inside, beyond = -MARGIN < r["low"] and r["high"] < MARGIN, r["low"] > MARGIN or r["high"] < -MARGIN
+            out[r["pair"]] = "delay" if inside else "lasts" if beyond else "undecided"   # nan: neither
+    return out
+
 def plot_gaps(rows: list[dict], ax=None):
     "The gaps against steps, with their intervals and the margin band: a gap that closes ends inside the band."
     import matplotlib.pyplot as plt
@@ -428,7 +438,9 @@ def decide_report(results: list[dict], out: str | Path, data=None, log=print) ->
         assumed = sd_interval(SPREAD["sd"], SPREAD["df"])[1]
         lines += [f"Seed spread at {LONG:,} steps so far: {spread[0]:.4f} bits ({spread[1]} df); the seed count "
                   f"assumed at most {assumed:.4f}.", ""]
-    lines += ["## Gaps against steps (primary metric)", "", *gap_lines(gap_table(results)), ""]
+    gaps = gap_table(results)
+    lines += ["## Gaps against steps (primary metric)", "", *gap_lines(gaps), "",
+              f"At {BUDGETS[-1]:,} steps: " + "; ".join(f"{k} {w}" for k, w in delay_words(gaps).items()), ""]
     if data is not None:
         lines += ["## Stress thresholds (first failing multiple of the chosen rate, per seed)", "",
                   *stress_lines(results, data), ""]

@@ -253,9 +253,9 @@ class DamchaPreTrainedModel(PreTrainedModel):
     _supports_sdpa = True                                      # the layers call SDPA; "eager" pins its math kernel
 
     def mark_tied_weights_as_initialized(self, loading_info) -> None:
-        """Keep a missing tied embedding missing. transformers marks the head's weight as set (the embedding will be tied
-        to it), and that is the embedding itself here; for a model defined outside transformers it then drops every
-        marked weight from the missing ones, so the embedding would stay on `meta`, where `kernelize` refuses it."""
+        """Keep a missing tied embedding missing. transformers marks the head's weight as set (the embedding will be
+        tied to it), and that is the embedding itself here; for a model defined outside transformers it then drops
+        every marked weight from the missing ones: the embedding would stay on `meta`, which `kernelize` refuses."""
         sources = {s for s in self.all_tied_weights_keys.values() if s in loading_info.missing_keys}
         super().mark_tied_weights_as_initialized(loading_info)
         loading_info.missing_keys |= sources                    # moved off `meta` and initialised, as GPT-2's are

@@ -17,9 +17,9 @@ from .shakespeare import RECIPE, default_shakespeare_dir
 __all__ = ['TASK', 'MARGIN', 'ALPHA', 'PRIMARY', 'SECONDARY', 'SPREAD', 'N_SEEDS', 'LONG', 'BUDGETS', 'TUNE', 'TUNE_SEEDS',
            'RATES', 'GAP_CONFIGS', 'GAP_SEEDS', 'STRESS', 'STRESS_MULTS', 'STRESS_SEEDS', 'ANCHOR_SEEDS', 'CONFIGS',
            'FAMILY', 'GAPS', 'LATE', 'STAGES', 'ANCHOR_WORDS', 'NGRAM_ORDERS', 'DECIDE_PRESET', 'AMENDED',
-           'matched_d_ff', 'decide_configs', 'bigram_loss', 'stress_failed', 'decide_runs', 'row_values',
-           'decide_verdicts', 'late_verdicts', 'decide_ladders', 'stress_thresholds', 'verdict_lines', 'stages',
-           'decide_status', 'status_table', 'rate_table', 'rate_lines', 'stress_lines', 'observed_spread',
+           'matched_d_ff', 'decide_configs', 'bigram_loss', 'stress_bigram', 'stress_failed', 'decide_runs',
+           'row_values', 'decide_verdicts', 'late_verdicts', 'decide_ladders', 'stress_thresholds', 'verdict_lines',
+           'stages', 'decide_status', 'status_table', 'rate_table', 'rate_lines', 'stress_lines', 'observed_spread',
            'book_anchor', 'read_nanogpt', 'anchor_verdicts', 'gap_table', 'delay_words', 'plot_gaps',
            'decide_references', 'plot_decide_curves', 'gap_lines', 'decide_report', 'row_commits', 'history_problems']
 
@@ -87,6 +87,20 @@ def bigram_loss(data: str, seq_len: int = 64) -> float:
     "The count bigram's loss (nats) on the protocol's validation part: a stress run ending above it has failed."
     task = make_task(TASK, data=data, seq_len=seq_len)
     return ngram_references(task, (2,), ("val",))["val"][2] * math.log(2)
+
+def stress_bigram(data: str | Path, out: str | Path, seq_len: int = 64) -> float:
+    """`bigram_loss`, computed once from Tiny Shakespeare's folder `data` and kept in `out/bigram.json`, so that a
+    checkout without the text reads the stress rule's threshold."""
+    path = Path(out) / "bigram.json"
+    if path.exists():
+        kept = json.loads(path.read_text())
+        if kept["task"] == TASK and kept["seq_len"] == seq_len:
+            return kept["val_loss"]
+    loss = bigram_loss(str(data), seq_len)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(dict(model="count bigram, chapter 10c's discount 0.75", task=TASK, seq_len=seq_len,
+                                    val_loss=loss), indent=1) + "\n")
+    return loss
 
 def stress_failed(row: dict, bigram: float) -> bool:
     "A finished stress run failed: a non-finite value, or its last model's validation loss above `bigram` (nats)."
@@ -175,19 +189,24 @@ def late_verdicts(results: list[dict], metric: str = PRIMARY, long: int = LONG) 
     return {k: v for a in LATE for k, v in verdicts({f"{a} - mha": (late.get(a, []), rows.get("mha", []))},
                                                     MARGIN, ALPHA).items()}
 
-def decide_ladders(results: list[dict], data: str, seq_len: int = 64) -> dict[str, dict[int, list[tuple[int, bool]]]]:
-    "config -> seed -> the rungs finished so far, as (multiple of the chosen rate, failed), lowest first."
-    bigram, ladders = bigram_loss(str(data), seq_len), {}
+def decide_ladders(results: list[dict], data: str | Path | None = None, seq_len: int = 64,
+                   bigram: float | None = None) -> dict[str, dict[int, list[tuple[int, bool]]]]:
+    """config -> seed -> the rungs finished so far, as (multiple of the chosen rate, failed), lowest first. The rule's
+    bigram (nats) is `bigram_loss` of `data`, or given as `bigram` (`stress_bigram`'s kept value)."""
+    if bigram is None and data is None:
+        raise ValueError("decide_ladders needs Tiny Shakespeare's folder (data) or the bigram loss (bigram)")
+    bigram, ladders = bigram_loss(str(data), seq_len) if bigram is None else bigram, {}
     for r in results:
         if r["experiment"] == "decide stress":
             conf, _, mult = r["config"].rpartition(" x")
             ladders.setdefault(conf, {}).setdefault(r["seed"], []).append((int(mult), stress_failed(r, bigram)))
     return {c: {s: sorted(rungs) for s, rungs in sorted(by_seed.items())} for c, by_seed in ladders.items()}
 
-def stress_thresholds(results: list[dict], data: str, seq_len: int = 64) -> dict[str, list[int | None]]:
+def stress_thresholds(results: list[dict], data: str | Path | None = None, seq_len: int = 64,
+                      bigram: float | None = None) -> dict[str, list[int | None]]:
     "config -> each stress seed's first failing multiple of its chosen rate (None: no failure so far)."
     return {c: [next((m for m, f in rungs if f), None) for rungs in by_seed.values()]
-            for c, by_seed in decide_ladders(results, data, seq_len).items()}
+            for c, by_seed in decide_ladders(results, data, seq_len, bigram).items()}
 
 # %% ../nbs/11d_decide.ipynb #aee72a7d
 def _fmt(x: float, nd: int = 3) -> str:
@@ -277,10 +296,11 @@ def rate_lines(table: list[dict]) -> list[str]:
         lines.append(f"| {t['config']} | " + " | ".join(row) + f" | {chosen} |")
     return lines
 
-def stress_lines(results: list[dict], data: str, seq_len: int = 64) -> list[str]:
+def stress_lines(results: list[dict], data: str | Path | None = None, seq_len: int = 64,
+                 bigram: float | None = None) -> list[str]:
     "The stress thresholds as markdown: each seed's first failing multiple, and their range once every seed failed."
     top, lines = max(STRESS_MULTS), ["| config | thresholds by seed | range |", "|---|---|---|"]
-    for conf, by_seed in decide_ladders(results, data, seq_len).items():
+    for conf, by_seed in decide_ladders(results, data, seq_len, bigram).items():
         words, found = [], []
         for rungs in by_seed.values():
             fail = next((m for m, f in rungs if f), None)

@@ -96,6 +96,8 @@ def stress_bigram(data: str | Path, out: str | Path, seq_len: int = 64) -> float
         kept = json.loads(path.read_text())
         if kept["task"] == TASK and kept["seq_len"] == seq_len:
             return kept["val_loss"]
+    if data is None:
+        raise FileNotFoundError(f"no kept bigram in {path} at context {seq_len}: give Tiny Shakespeare's folder")
     loss = bigram_loss(str(data), seq_len)
     Path(out).mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(dict(model="count bigram, chapter 10c's discount 0.75", task=TASK, seq_len=seq_len,

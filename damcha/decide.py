@@ -19,8 +19,8 @@ __all__ = ['TASK', 'MARGIN', 'ALPHA', 'PRIMARY', 'SECONDARY', 'SPREAD', 'N_SEEDS
            'FAMILY', 'GAPS', 'LATE', 'STAGES', 'ANCHOR_WORDS', 'NGRAM_ORDERS', 'DECIDE_PRESET', 'AMENDED',
            'matched_d_ff', 'decide_configs', 'bigram_loss', 'stress_bigram', 'stress_failed', 'decide_runs',
            'row_values', 'decide_verdicts', 'late_verdicts', 'decide_ladders', 'stress_thresholds', 'verdict_lines',
-           'stages', 'decide_status', 'status_table', 'rate_table', 'rate_lines', 'stress_lines', 'observed_spread',
-           'book_anchor', 'read_nanogpt', 'anchor_verdicts', 'gap_table', 'delay_words', 'plot_gaps',
+           'stages', 'decide_status', 'status_table', 'rate_table', 'rate_lines', 'ladder_words', 'stress_lines',
+           'observed_spread', 'book_anchor', 'read_nanogpt', 'anchor_verdicts', 'gap_table', 'delay_words', 'plot_gaps',
            'decide_references', 'plot_decide_curves', 'gap_lines', 'decide_report', 'row_commits', 'history_problems']
 
 # %% ../nbs/11d_decide.ipynb #896c51e1
@@ -298,19 +298,27 @@ def rate_lines(table: list[dict]) -> list[str]:
         lines.append(f"| {t['config']} | " + " | ".join(row) + f" | {chosen} |")
     return lines
 
+def ladder_words(by_seed: dict[int, list[tuple[int, bool]]]) -> tuple[bool, list[str], str]:
+    """One model's ladder (a value of `decide_ladders`): whether it is finished (every stress seed failed, or passed the
+    top rung), each seed's word, and the range of thresholds over the seeds ("-" until finished)."""
+    top, words, ends = max(STRESS_MULTS), [], []
+    for rungs in by_seed.values():
+        fail, last = next((m for m, f in rungs if f), None), rungs[-1][0]
+        words.append(f"x{fail}" if fail else f"none to x{top}" if last == top else f"climbing (x{last} passed)")
+        ends.append(fail or (2 * top if last == top else None))                 # 2 * top: passed every rung
+    done = len(by_seed) == len(STRESS_SEEDS) and None not in ends
+    if not done:
+        return False, words, "-"
+    word = lambda m: f"x{m}" if m <= top else f"above x{top}"
+    lo, hi = min(ends), max(ends)
+    return True, words, word(lo) if lo == hi else f"{word(lo)} to {word(hi)}"
+
 def stress_lines(results: list[dict], data: str | Path | None = None, seq_len: int = 64,
                  bigram: float | None = None) -> list[str]:
     "The stress thresholds as markdown: each seed's first failing multiple, and their range once every seed failed."
-    top, lines = max(STRESS_MULTS), ["| config | thresholds by seed | range |", "|---|---|---|"]
+    lines = ["| config | thresholds by seed | range |", "|---|---|---|"]
     for conf, by_seed in decide_ladders(results, data, seq_len, bigram).items():
-        words, found = [], []
-        for rungs in by_seed.values():
-            fail = next((m for m, f in rungs if f), None)
-            found.append(fail)
-            last = rungs[-1][0]
-            words.append(f"x{fail}" if fail else f"none to x{top}" if last == top else f"climbing (x{last} passed)")
-        known = [m for m in found if m]
-        span = f"x{min(known)} to x{max(known)}" if known and len(known) == len(found) else "-"
+        _, words, span = ladder_words(by_seed)
         lines.append(f"| {conf} | {', '.join(words)} | {span} |")
     return lines
 

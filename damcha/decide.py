@@ -21,7 +21,8 @@ __all__ = ['TASK', 'MARGIN', 'ALPHA', 'PRIMARY', 'SECONDARY', 'SPREAD', 'N_SEEDS
            'row_values', 'decide_verdicts', 'late_verdicts', 'decide_ladders', 'stress_thresholds', 'verdict_lines',
            'stages', 'decide_status', 'status_table', 'rate_table', 'rate_lines', 'ladder_words', 'stress_lines',
            'observed_spread', 'book_anchor', 'read_nanogpt', 'anchor_verdicts', 'gap_table', 'delay_words', 'plot_gaps',
-           'decide_references', 'plot_decide_curves', 'gap_lines', 'decide_report', 'row_commits', 'history_problems']
+           'stops_improving', 'stop_lines', 'decide_references', 'plot_decide_curves', 'gap_lines', 'decide_report',
+           'row_commits', 'history_problems']
 
 # %% ../nbs/11d_decide.ipynb #896c51e1
 TASK = "shakespeare-held" # choices on the 5 % before nanoGPT's cut; scores on nanoGPT's whole validation part
@@ -405,6 +406,27 @@ def plot_gaps(rows: list[dict], ax=None):
     ax.legend(fontsize=8)
     return ax
 
+# %% ../nbs/11d_decide.ipynb #9e0d2f48
+def stops_improving(results: list[dict], budget: int = BUDGETS[-1]) -> dict[str, list[tuple[int, float]]]:
+    """config -> each finished seed's (best-validation step, last model minus best on validation in bits per character)
+    at `budget` steps, seed by seed."""
+    out = {}
+    for r in sorted(results, key=lambda r: r["seed"]):
+        last = (r.get("post") or {}).get("final")
+        if r["experiment"] == f"decide {budget}" and not r["failure"] and r["best"] and last:
+            out.setdefault(r["config"].rpartition(" lr=")[0], []).append(
+                (r["best"]["step"], last["val_bpc"] - r["best"]["val_bpc"]))
+    return out
+
+def stop_lines(found: dict[str, list[tuple[int, float]]], budget: int = BUDGETS[-1]) -> list[str]:
+    "`stops_improving` as markdown: best steps by seed, the last model's mean excess, and the seeds that peaked early."
+    lines = ["| config | best-validation step, by seed | last - best, validation bits (mean) | best before the end |",
+             "|---|---|---|---|"]
+    for k, v in found.items():
+        steps, early = ", ".join(f"{s:,}" for s, _ in v), sum(s < budget for s, _ in v)
+        lines.append(f"| {k} | {steps} | {statistics.fmean(e for _, e in v):+.4f} | {early} of {len(v)} |")
+    return lines
+
 # %% ../nbs/11d_decide.ipynb #1e8858f4
 NGRAM_ORDERS = tuple(range(1, 8)) # the count references, to order 7
 
@@ -470,7 +492,9 @@ def decide_report(results: list[dict], out: str | Path, data=None, log=print) ->
                   f"assumed at most {assumed:.4f}.", ""]
     gaps = gap_table(results)
     lines += ["## Gaps against steps (primary metric)", "", *gap_lines(gaps), "",
-              f"At {BUDGETS[-1]:,} steps: " + "; ".join(f"{k} {w}" for k, w in delay_words(gaps).items()), ""]
+              f"At {BUDGETS[-1]:,} steps: " + "; ".join(f"{k} {w}" for k, w in delay_words(gaps).items()), "",
+              f"## Where validation stopped improving ({BUDGETS[-1]:,} steps)", "",
+              *stop_lines(stops_improving(results)), ""]
     if data is not None:
         lines += ["## Stress thresholds (first failing multiple of the chosen rate, per seed)", "",
                   *stress_lines(results, data), ""]

@@ -170,12 +170,18 @@ def _bpc(r: dict, metric: str = PRIMARY) -> float | None:
     rec = r["best"] if metric == "best" else (r.get("post") or {}).get("final")
     return rec["test_bpc"] if rec else None
 
+def _at(results: list[dict], budget: int, stage: str = ""):
+    "(config, row) of every run at `budget` steps (of `stage`: ' late'), seed by seed."
+    for r in sorted(results, key=lambda r: r["seed"]):
+        if r["experiment"] == f"decide {budget}{stage}":
+            yield r["config"].rpartition(" lr=")[0], r
+
 def row_values(results: list[dict], budget: int, metric: str = PRIMARY, stage: str = "") -> dict[str, list[float]]:
     "config -> test bits per character of its finished runs at `budget` steps (of `stage`: ' late'), by seed."
     out = {}
-    for r in sorted(results, key=lambda r: r["seed"]):
-        if r["experiment"] == f"decide {budget}{stage}" and (v := _bpc(r, metric)) is not None:
-            out.setdefault(r["config"].rpartition(" lr=")[0], []).append(v)
+    for conf, r in _at(results, budget, stage):
+        if (v := _bpc(r, metric)) is not None:
+            out.setdefault(conf, []).append(v)
     return out
 
 def decide_verdicts(results: list[dict], metric: str = PRIMARY, long: int = LONG, short: int = BUDGETS[0]) -> dict:
@@ -316,7 +322,7 @@ def ladder_words(by_seed: dict[int, list[tuple[int, bool]]]) -> tuple[bool, list
 
 def stress_lines(results: list[dict], data: str | Path | None = None, seq_len: int = 64,
                  bigram: float | None = None) -> list[str]:
-    "The stress thresholds as markdown: each seed's first failing multiple, and their range once every seed failed."
+    "The stress thresholds as markdown: each seed's first failing multiple, and their range (`ladder_words`)."
     lines = ["| config | thresholds by seed | range |", "|---|---|---|"]
     for conf, by_seed in decide_ladders(results, data, seq_len, bigram).items():
         _, words, span = ladder_words(by_seed)
@@ -411,11 +417,9 @@ def stops_improving(results: list[dict], budget: int = BUDGETS[-1]) -> dict[str,
     """config -> each finished seed's (best-validation step, last model minus best on validation in bits per character)
     at `budget` steps, seed by seed."""
     out = {}
-    for r in sorted(results, key=lambda r: r["seed"]):
-        last = (r.get("post") or {}).get("final")
-        if r["experiment"] == f"decide {budget}" and not r["failure"] and r["best"] and last:
-            out.setdefault(r["config"].rpartition(" lr=")[0], []).append(
-                (r["best"]["step"], last["val_bpc"] - r["best"]["val_bpc"]))
+    for conf, r in _at(results, budget):
+        if not r["failure"] and r["best"] and (last := (r.get("post") or {}).get("final")):
+            out.setdefault(conf, []).append((r["best"]["step"], last["val_bpc"] - r["best"]["val_bpc"]))
     return out
 
 def stop_lines(found: dict[str, list[tuple[int, float]]], budget: int = BUDGETS[-1]) -> list[str]:

@@ -73,6 +73,16 @@ def _write(log, rec: dict, board=None):
     if board is not None:
         board.write(rec)
 
+def _after_newest_events(out: Path, most: float = 3.0):
+    "Wait (at most `most` s) until this second is past every event file's in `out`: TensorBoard reads them by name."
+    # a name is events.out.tfevents.SECOND.HOST.PID.N: a resume in the same second as the killed process's start
+    # sorts before that file when its PID sorts lower; its purge is then read first and hides nothing
+    stamps = [p.name.split(".")[3] for p in out.glob("events.out.tfevents.*")]
+    newest = max((int(s) for s in stamps if s.isdigit()), default=None)
+    end = time.time() + most
+    while newest is not None and int(time.time()) <= newest and time.time() < end:
+        time.sleep(0.05)
+
 class _Board:
     "TensorBoard event files in `out`: every number of a record as the scalar `kind/key` at the record's step."
     def __init__(self, out: Path, start: int):
@@ -81,6 +91,7 @@ class _Board:
         except ImportError:
             raise ValueError("tensorboard=True needs the tensorboard package: "
                              "pip install 'damcha[tensorboard]'") from None
+        _after_newest_events(out)
         # a resumed run hides the events written after its checkpoint's step, as metrics.jsonl drops those records
         self.writer = SummaryWriter(str(out), purge_step=start + 1 if start else None)
 

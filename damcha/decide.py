@@ -221,13 +221,15 @@ def stress_thresholds(results: list[dict], data: str | Path | None = None, seq_l
 def _fmt(x: float, nd: int = 3) -> str:
     return "-" if x is None or not math.isfinite(x) else f"{x:+.{nd}f}"
 
-def verdict_lines(v: dict) -> list[str]:
-    "A markdown table of `decide_verdicts`: the difference, its 95 % interval, the seeds, both p-values, the word."
-    lines = ["| a - b | seeds | difference (bits) | 95 % interval | Holm p | TOST p | verdict |",
+def verdict_lines(v: dict, holm: bool = True) -> list[str]:
+    """A markdown table of `decide_verdicts`: the difference, its 95 % interval, the seeds, both p-values, the word;
+    `holm=False` for `late_verdicts`, whose questions stand alone: Welch's p, unadjusted."""
+    p = "Holm p" if holm else "Welch p"
+    lines = [f"| a - b | seeds | difference (bits) | 95 % interval | {p} | TOST p | verdict |",
              "|---|---|---|---|---|---|---|"]
     for name, r in v.items():
         lines.append(f"| {name} | {r['n_a']}, {r['n_b']} | {_fmt(r['diff'])} | {_fmt(r['low'])} to {_fmt(r['high'])} "
-                     f"| {r['p_holm']:.3f} | {r['p_tost']:.3f} | {r['verdict']} |")
+                     f"| {r['p_holm' if holm else 'p']:.3f} | {r['p_tost']:.3f} | {r['verdict']} |")
     return lines
 
 # %% ../nbs/11d_decide.ipynb #2495bb25
@@ -489,7 +491,8 @@ def decide_report(results: list[dict], out: str | Path, data=None, log=print) ->
                   *rate_lines(rate_table(decide_runs(data, done), done)), ""]
     for metric, what in ((PRIMARY, "primary: the best-validation model"), (SECONDARY, "secondary: the last model")):
         lines += [f"## Verdicts, {what}", "", *verdict_lines(decide_verdicts(results, metric)), "",
-                  f"Amendment 2, outside the family ({what}):", "", *verdict_lines(late_verdicts(results, metric)), ""]
+                  f"Amendment 2, outside the family ({what}):", "",
+                  *verdict_lines(late_verdicts(results, metric), holm=False), ""]
     if spread := observed_spread(results):
         assumed = sd_interval(SPREAD["sd"], SPREAD["df"])[1]
         lines += [f"Seed spread at {LONG:,} steps so far: {spread[0]:.4f} bits ({spread[1]} df); the seed count "

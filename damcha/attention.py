@@ -33,11 +33,13 @@ class DamchaAttention(_LogitsSource, nn.Module):
                  own_generator: bool = True, # False: the layer expects `metrics` from a shared generator
                  mlp_dropout: float = 0.0, # dropout inside the generator
                  chunk_size: int | str | None = "auto", # causal queries in chunks of this many tokens ('auto', None)
+                 qk_proj: bool = False, # True: q_i = (x W_Q)_i m_i and keys (x W_K)_i (chapter 11f's fifth rung)
                  **generator_kwargs, # more `MetricGenerator` options: parameterization, context, rank, ...
                 ):
         super().__init__()
         self.dh = head_dim(d_model, n_heads)
         check_bool("bias", bias), check_bool("use_mlp", use_mlp), check_bool("own_generator", own_generator)
+        check_bool("qk_proj", qk_proj)
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
         positive_int = isinstance(chunk_size, int) and not isinstance(chunk_size, bool) and chunk_size >= 1
@@ -53,6 +55,8 @@ class DamchaAttention(_LogitsSource, nn.Module):
         self.d_model, self.n_heads, self.dropout = d_model, n_heads, dropout
         self.v_proj = nn.Linear(d_model, d_model, bias=bias)
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.q_proj, self.k_proj = ((nn.Linear(d_model, d_model, bias=bias) for _ in 'qk') if qk_proj
+                                    else (None, None))                           # m_i acts on x W_Q, keys x W_K
         self.generator = None
         if own_generator:
             self.generator = make_generator(d_model, n_heads, hidden=mlp_hidden, use_mlp=use_mlp,
@@ -68,22 +72,23 @@ class DamchaAttention(_LogitsSource, nn.Module):
                ) -> Tensor: # (B, T, D); zero at padded positions
         H = self.n_heads
         x, pm = prepare_call(x, self.d_model, H, mask, padding_mask, causal, cache)    # checked; padding holds 0
+        xq = x if self.q_proj is None else self.q_proj(x)                              # (B, T, D): what m_i acts on
         if metrics is None:
-            q = self._own_queries(x, pm, causal, cache)                                # (B, H, T, dh)
+            q = self._own_queries(x, pm, causal, cache, xq)                            # (B, H, T, dh)
         else:
-            q = self._metric_queries(x, metrics)                                       # (B, H, T, dh)
-        k = rearrange(x, 'b t (h d) -> b h t d', h=H)                                  # (B, H, T, dh): raw head slices
+            q = self._metric_queries(xq, metrics)                                      # (B, H, T, dh)
+        k = rearrange(x if self.k_proj is None else self.k_proj(x), 'b t (h d) -> b h t d', h=H)  # (B, H, T, dh)
         v = rearrange(self.v_proj(x), 'b t (h d) -> b h t d', h=H)                     # (B, H, T, dh)
         o = self._attend(q, k, v, mask, pm, causal, cache)                             # (B, H, T, dh)
         y = self.out_proj(rearrange(o, 'b h t d -> b t (h d)'))                        # (B, T, D)
         return zero_padded_queries(y, pm)                                              # padded queries give 0
 
-    def extra_repr(self) -> str:
-        return f"d_model={self.d_model}, n_heads={self.n_heads}, chunk_size={self.chunk_size!r}"
-
 # %% ../nbs/04_attention.ipynb #ad5c3946
-def _own_queries(self: DamchaAttention, x: Tensor, pm: Tensor | None, causal: bool, cache: dict | None) -> Tensor:
-    "Queries from the layer's own generator: `(B, H, T, dh)`."
+def _own_queries(self: DamchaAttention, x: Tensor, pm: Tensor | None, causal: bool, cache: dict | None,
+                 xq: Tensor | None = None, # (B, T, D) the slices the metric acts on (default x; x W_Q with qk_proj)
+                ) -> Tensor:
+    "Queries from the layer's own generator, its context taken from `x`: `(B, H, T, dh)`."
+    xq = x if xq is None else xq
     if self.generator is None:
         B, T, _ = x.shape
         raise ValueError("metrics: this layer has no generator of its own (own_generator=False); pass head "
@@ -93,10 +98,10 @@ def _own_queries(self: DamchaAttention, x: Tensor, pm: Tensor | None, causal: bo
     if not causal or c.shape[1]:                                               # T = 0 causal: no prefix to keep
         self._last_context = (c[:, -1] if causal else c).detach()              # (B, D): the final prefix if causal
     if causal and self.chunk_size is not None:                                 # per-query metrics, chunk by chunk
-        xh = rearrange(x, 'b t (h d) -> b t h d', h=self.n_heads)              # (B, T, H, dh)
+        xh = rearrange(xq, 'b t (h d) -> b t h d', h=self.n_heads)             # (B, T, H, dh)
         q = self.generator.head_queries(xh, c, chunk_size=self.query_chunk())  # (B, T, H, dh)
         return q.transpose(1, 2)                                               # (B, H, T, dh)
-    return self._metric_queries(x, self.generator.head_metrics(c))
+    return self._metric_queries(xq, self.generator.head_metrics(c))
 
 def _metric_queries(self: DamchaAttention, x: Tensor, metrics: Tensor) -> Tensor:
     "`q_i = x_i m_i` for metrics `(B, H, dh, dh)` or one per query `(B, T, H, dh, dh)`: `(B, H, T, dh)`."
@@ -113,6 +118,12 @@ def _metric_queries(self: DamchaAttention, x: Tensor, metrics: Tensor) -> Tensor
                      f"({B}, {T}, {H}, {dh}, {dh}), got {tuple(metrics.shape)}")
 
 DamchaAttention._own_queries, DamchaAttention._metric_queries = _own_queries, _metric_queries
+
+def _extra_repr(self: DamchaAttention) -> str:
+    qk = ", qk_proj=True" if self.q_proj is not None else ""
+    return f"d_model={self.d_model}, n_heads={self.n_heads}, chunk_size={self.chunk_size!r}{qk}"
+
+DamchaAttention.extra_repr = _extra_repr
 
 # %% ../nbs/04_attention.ipynb #f527ca94
 def _attend(self: DamchaAttention, q: Tensor, k: Tensor, v: Tensor, mask, pm, causal: bool,

@@ -27,9 +27,9 @@ from .tasks import make_task
 
 # %% auto #0
 __all__ = ['PRESETS', 'MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'PRUNE_DELTAS', 'CLAIM', 'finished_runs', 'append_result',
-           'FULL_SPLIT', 'attention_configs', 'RunSpec', 'Preset', 'register_preset', 'preset_runs', 'default_ptb_dir',
-           'ptb_or_error', 'prune_model', 'attention_peaks', 'post_evaluations', 'read_results', 'run_record',
-           'failure_record', 'result_line', 'run_specs', 'compare']
+           'FULL_SPLIT', 'BEST_EVALUATIONS', 'attention_configs', 'RunSpec', 'Preset', 'register_preset', 'preset_runs',
+           'default_ptb_dir', 'ptb_or_error', 'prune_model', 'attention_peaks', 'post_evaluations', 'read_results',
+           'register_best_evaluation', 'run_record', 'failure_record', 'result_line', 'run_specs', 'compare']
 
 # %% ../nbs/11_experiments.ipynb #5271c499
 def attention_configs(d: int = 16) -> dict[str, dict]:
@@ -68,6 +68,7 @@ class RunSpec:
     post: tuple = () # 'prune', 'block-scales', 'attention' (attention_peaks of the last model), 'final' (its scores)
     select: bool = False # keep the best model on the whole validation split; score it on the whole test split
     scores: bool = False # record the task's generation or reconstruction scores (chapter 10a's score_hook)
+    best_post: tuple = () # with select: evaluations of the best model, names in BEST_EVALUATIONS (chapter 11g's)
 
     @property
     def run_id(self) -> str:
@@ -383,6 +384,13 @@ def _claim(path: Path) -> bool:
 
 # %% ../nbs/11_experiments.ipynb #10788c0e
 FULL_SPLIT = 10 ** 9 # eval_batches that cover a whole split
+BEST_EVALUATIONS: dict[str, Callable] = {} # name -> fn(model, task, cfg, device) -> dict, for RunSpec.best_post
+
+def register_best_evaluation(name: str, fn: Callable) -> None:
+    "Let a spec's `best_post` name `fn`: it gets the best-validation model, the task, the config and the device."
+    if not isinstance(name, str) or not name or not callable(fn):
+        raise ValueError(f"name must be a non-empty str and fn a callable, got {name!r} and {fn!r}")
+    BEST_EVALUATIONS[name] = fn
 
 class _BestKeeper:
     "An evaluation hook: the loss on the whole validation split; the best model so far kept in `path`."
@@ -440,6 +448,11 @@ def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, recs: list[d
     if task.test is not None:
         device = next(model.parameters()).device
         out.update({f"test_{k}": v for k, v in evaluate_split(model, task.test, task, full, device).items()})
+    for name in spec.best_post:                                                  # a later chapter's evaluations
+        if name not in BEST_EVALUATIONS:
+            raise ValueError(f"best_post names {name!r}, which no chapter registered (known: "
+                             f"{', '.join(BEST_EVALUATIONS) or 'none'}): import the module that registers it")
+        out[name] = BEST_EVALUATIONS[name](model, task, full, next(model.parameters()).device)
     return out
 
 def _train_one(spec: RunSpec, run_dir: Path, log, tensorboard: bool = False) -> tuple:

@@ -14,14 +14,15 @@ from torch.utils.data import Dataset, Subset, TensorDataset
 from .files import DataNotFoundError, default_cache_dir, sha256_file
 from .text import (UNK, CharVocab, ptb_char_splits, split_points, split_text, CharLMDataset, HUTTER, HUTTER_SPLIT,
                          TEXT8_CHARS, hutter_corpus, encode_text8, OffsetLMDataset, SHAKESPEARE, shakespeare_cuts)
-from .images import images_digits, images_cifar10, images_cifar100, images_mnist, patch_grid
+from .images import (images_digits, images_cifar10, images_cifar100, images_mnist, images_fashion_mnist,
+                           patch_grid, FASHION_DIR, FASHION_CLASSES)
 from .recall import AssociativeRecall
 from .source import (PAD_ID, SEP_ID, EOS_ID, UNK_ID, CharTokenizer, BPETokenizer, Seq2SeqDataset, concept_pairs,
                            commongen_files, commongen_splits, read_parallel, read_wmt_csv, wmt_csv_path)
 
 # %% auto #0
-__all__ = ['OBJECTIVES', 'RECALL_SIZES', 'CHAR_TASKS', 'TOKENIZERS', 'TASKS', 'IMAGE_TASKS', 'SEQ2SEQ_TASKS', 'Task',
-           'last10_loss', 'make_task']
+__all__ = ['OBJECTIVES', 'RECALL_SIZES', 'CHAR_TASKS', 'FASHION_VAL_SHARE', 'TOKENIZERS', 'TASKS', 'IMAGE_TASKS', 'SEQ2SEQ_TASKS',
+           'Task', 'last10_loss', 'make_task']
 
 # %% ../nbs/08e_tasks.ipynb #05006460
 @dataclass
@@ -233,6 +234,26 @@ def _torchvision_task(name: str, data=None, objective: str = "classify", seed: i
     train, test = load(root, train=True, download=download), load(root, train=False, download=download)
     return _held_out(name, objective, seed, patch_size or p, root, train, test, n_classes)
 
+# %% ../nbs/08e_tasks.ipynb #5bb08b95
+FASHION_VAL_SHARE = 12 # one twelfth of each class of the training split is validation: 500 of its 6,000
+
+def _fashion_task(data=None, objective: str = "classify", seed: int = 0, patch_size: int | None = None, **_) -> Task:
+    (x, y, ok), (xt, yt, okt) = images_fashion_mnist(data), images_fashion_mnist(data, train=False)
+    g, val = torch.Generator().manual_seed(seed), []
+    for c in range(len(FASHION_CLASSES)):
+        idx = (y == c).nonzero().squeeze(1)
+        val.append(idx[torch.randperm(len(idx), generator=g)[:len(idx) // FASHION_VAL_SHARE]])
+    va = torch.cat(val).sort().values
+    keep = torch.ones(len(y), dtype=torch.bool)
+    keep[va] = False
+    tr = keep.nonzero().squeeze(1)
+    splits = dict(train=(x[tr], y[tr]), val=(x[va], y[va]), test=(xt, yt))
+    root = FASHION_DIR if data is None else Path(data).expanduser()
+    info = dict(source=f"Fashion-MNIST idx files under {str(root)!r}", classes=FASHION_CLASSES,
+                verified=ok and okt, protocol=f"val = 1/{FASHION_VAL_SHARE} of each class of the training images (seed {seed}), "
+                "test = the official 10,000 test images, never used for a choice")
+    return _image_task("fashion-mnist", objective, splits, patch_size or 7, info)
+
 # %% ../nbs/08e_tasks.ipynb #c994e708
 TOKENIZERS = ("char", "bpe")
 
@@ -285,13 +306,13 @@ _BUILDERS = {
     "recall": _recall_task, "ptb-char": _ptb_task, "text": _text_file_task,
     "enwik8": partial(_hutter_task, "enwik8"), "text8": partial(_hutter_task, "text8"),
     "digits": _digits_task, "cifar10": partial(_torchvision_task, "cifar10"),
-    "cifar100": partial(_torchvision_task, "cifar100"), "mnist": partial(_torchvision_task, "mnist"),
+    "cifar100": partial(_torchvision_task, "cifar100"), "mnist": partial(_torchvision_task, "mnist"), "fashion-mnist": _fashion_task,
     "seq2seq": partial(_seq2seq_task, "seq2seq"), "commongen": partial(_seq2seq_task, "commongen"),
     "wmt14": partial(_seq2seq_task, "wmt14"), "shakespeare-char": _shakespeare_task,
     "shakespeare-held": partial(_shakespeare_task, held=True),
 }
 TASKS = tuple(_BUILDERS)
-IMAGE_TASKS = ("digits", "cifar10", "cifar100", "mnist")
+IMAGE_TASKS = ("digits", "cifar10", "cifar100", "mnist", "fashion-mnist")
 SEQ2SEQ_TASKS = ("seq2seq", "commongen", "wmt14")
 
 def _check_task_args(name, seq_len, objective, fraction, patch_size, options, tokenizer, data=None, bpe_vocab=1000):

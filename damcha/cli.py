@@ -21,6 +21,7 @@ _TASK_HELP = {"recall": "synthetic associative recall, no files",
               "text8": "the 27-symbol Wikipedia text, 90M / 5M / 5M",
               "digits": "scikit-learn's 8x8 digits, offline images",
               "cifar10": "CIFAR-10 images", "cifar100": "CIFAR-100 images", "mnist": "MNIST images",
+              "fashion-mnist": "Fashion-MNIST images, 28x28, ten classes",
               "seq2seq": "source-conditioned text: synthetic concept sets to sentences, or a folder",
               "commongen": "CommonGen concept sets to sentences",
               "wmt14": "WMT14 English to German",
@@ -33,6 +34,7 @@ _DATA_HELP = {"recall": "no data",
               "text8": "text8.zip, the extracted text8, or their folder",
               "digits": "no data (bundled with scikit-learn)",
               "cifar10": "the torchvision root", "cifar100": "the torchvision root", "mnist": "the torchvision root",
+              "fashion-mnist": "the folder of the four idx files (default: Debian's dataset-fashion-mnist)",
               "seq2seq": "'synthetic' (the default, no file) or a folder of train.en / train.de or of CommonGen "
                          "JSON lines",
               "commongen": "the folder of CommonGen JSON lines (train, dev or validation, test)",
@@ -269,7 +271,7 @@ def _compare_parser(sub) -> argparse.ArgumentParser:
                        description="Run the comparisons of the experiments chapter; results go to OUT "
                                    "(results.jsonl, summary.md, summary.csv, figures). Rerunning the same command "
                                    "skips finished runs and resumes an interrupted one.")
-    import damcha.budget, damcha.shakespeare, damcha.decide                    # chapters 11a, 11b, 11d: presets
+    import damcha.budget, damcha.shakespeare, damcha.decide, damcha.ladder, damcha.fashion   # 11a-11g: presets
     p.add_argument("--preset", choices=tuple(k for k in damcha.experiments.PRESETS if k != "tiny"), default="quick",
                    help="quick: minutes on a CPU, no files; first: the matroidal proposal's first comparison; "
                         "headlocal: DAMCHA's full vs head-local context; budget: rates chosen per model, 2M "
@@ -277,8 +279,11 @@ def _compare_parser(sub) -> argparse.ArgumentParser:
                         "processes); reference: the reference implementation's other workflows, "
                         "source-conditioned generation and masked reconstruction, with their scores; shakespeare: "
                         "nanoGPT's character recipe on Tiny Shakespeare, chapter 11b (--ptb: its folder); decide: the "
-                        "deciding Tiny Shakespeare protocol, chapter 11d (about 33 core-hours). first "
-                        "and budget need --ptb; headlocal reads it when given")
+                        "deciding Tiny Shakespeare protocol, chapter 11d (about 33 core-hours); ladder: one change a "
+                        "rung from MHA to DAMCHA, chapter 11f (--ptb: Tiny Shakespeare's folder); fashion-vit, "
+                        "fashion-masked: the Fashion-MNIST protocols, chapter 11g (--ptb: the idx files' folder, "
+                        "default Debian's). "
+                        "first and budget need --ptb; headlocal reads it when given")
     p.add_argument("--out", default=None, help="output directory (default: runs/compare-PRESET)")
     p.add_argument("--dry-run", action="store_true", help="list the runs, marking those already done, and stop")
     p.add_argument("--ptb", default=None,

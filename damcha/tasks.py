@@ -250,7 +250,8 @@ def _fashion_task(data=None, objective: str = "classify", seed: int = 0, patch_s
     splits = dict(train=(x[tr], y[tr]), val=(x[va], y[va]), test=(xt, yt))
     root = FASHION_DIR if data is None else Path(data).expanduser()
     info = dict(source=f"Fashion-MNIST idx files under {str(root)!r}", classes=FASHION_CLASSES,
-                verified=ok and okt, protocol=f"val = 1/{FASHION_VAL_SHARE} of each class of the training images (seed {seed}), "
+                verified=ok and okt,
+                protocol=f"val = 1/{FASHION_VAL_SHARE} of each class of the training images (seed {seed}), "
                 "test = the official 10,000 test images, never used for a choice")
     return _image_task("fashion-mnist", objective, splits, patch_size or 7, info)
 
@@ -306,7 +307,8 @@ _BUILDERS = {
     "recall": _recall_task, "ptb-char": _ptb_task, "text": _text_file_task,
     "enwik8": partial(_hutter_task, "enwik8"), "text8": partial(_hutter_task, "text8"),
     "digits": _digits_task, "cifar10": partial(_torchvision_task, "cifar10"),
-    "cifar100": partial(_torchvision_task, "cifar100"), "mnist": partial(_torchvision_task, "mnist"), "fashion-mnist": _fashion_task,
+    "cifar100": partial(_torchvision_task, "cifar100"), "mnist": partial(_torchvision_task, "mnist"),
+    "fashion-mnist": _fashion_task,
     "seq2seq": partial(_seq2seq_task, "seq2seq"), "commongen": partial(_seq2seq_task, "commongen"),
     "wmt14": partial(_seq2seq_task, "wmt14"), "shakespeare-char": _shakespeare_task,
     "shakespeare-held": partial(_shakespeare_task, held=True),

@@ -279,11 +279,8 @@ def _compare_parser(sub) -> argparse.ArgumentParser:
                         "processes); reference: the reference implementation's other workflows, "
                         "source-conditioned generation and masked reconstruction, with their scores; shakespeare: "
                         "nanoGPT's character recipe on Tiny Shakespeare, chapter 11b (--ptb: its folder); decide: the "
-                        "deciding Tiny Shakespeare protocol, chapter 11d (about 33 core-hours); ladder: one change a "
-                        "rung from MHA to DAMCHA, chapter 11f (--ptb: Tiny Shakespeare's folder); fashion-vit, "
-                        "fashion-masked: the Fashion-MNIST protocols, chapter 11g (--ptb: the idx files' folder, "
-                        "default Debian's). "
-                        "first and budget need --ptb; headlocal reads it when given")
+                        "deciding protocol, chapter 11d (about 33 core-hours); ladder, fashion-vit, fashion-masked: "
+                        "chapters 11f and 11g (--ptb: their data). first and budget need --ptb; headlocal reads it")
     p.add_argument("--out", default=None, help="output directory (default: runs/compare-PRESET)")
     p.add_argument("--dry-run", action="store_true", help="list the runs, marking those already done, and stop")
     p.add_argument("--ptb", default=None,

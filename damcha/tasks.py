@@ -306,9 +306,8 @@ def _seq2seq_task(name: str, data=None, seq_len: int = 64, seed: int = 0, tokeni
 _BUILDERS = {
     "recall": _recall_task, "ptb-char": _ptb_task, "text": _text_file_task,
     "enwik8": partial(_hutter_task, "enwik8"), "text8": partial(_hutter_task, "text8"),
-    "digits": _digits_task, "cifar10": partial(_torchvision_task, "cifar10"),
+    "digits": _digits_task, "cifar10": partial(_torchvision_task, "cifar10"), "fashion-mnist": _fashion_task,
     "cifar100": partial(_torchvision_task, "cifar100"), "mnist": partial(_torchvision_task, "mnist"),
-    "fashion-mnist": _fashion_task,
     "seq2seq": partial(_seq2seq_task, "seq2seq"), "commongen": partial(_seq2seq_task, "commongen"),
     "wmt14": partial(_seq2seq_task, "wmt14"), "shakespeare-char": _shakespeare_task,
     "shakespeare-held": partial(_shakespeare_task, held=True),

@@ -14,12 +14,13 @@ from .experiments import PRESETS, register_preset, ptb_or_error
 from .models import matched_qk_dim
 from .tasks import make_task
 from .stats import beta_inc, t_two_sided, t_quantile, interval95, welch, holm, ngram_bpc, ngram_references
+from .protocols import (GRID_EXTEND, grown_grid, argmin_known, selection_score, selections, plot_rates,
+                              draw_ngram_levels)
 
 # %% auto #0
 __all__ = ['RATES', 'TAUS', 'CHARS', 'DIGITS_LONG', 'DIGITS_SHORT', 'HEADLINE', 'CONTROLS', 'WIDTHS', 'WIDTH_CONFIGS',
            'FRACTIONS', 'LOWDATA_EVAL', 'LOWDATA_CONFIGS', 'COMPARISONS', 'LOWDATA_COMPARISONS', 'cached_references',
-           'lowdata_references', 'budget_configs', 'grown_grid', 'selection_score', 'argmin_known', 'tuned',
-           'budget_runs', 'welch_table', 'selections', 'plot_rates', 'draw_ngram_levels', 'plot_against_ngrams',
+           'lowdata_references', 'budget_configs', 'tuned', 'budget_runs', 'welch_table', 'plot_against_ngrams',
            'plot_lowdata_ngrams', 'budget_report']
 
 # %% ../nbs/11a_budget.ipynb #80135c30
@@ -87,32 +88,8 @@ def budget_configs(d_model: int = 128) -> dict[str, dict]:
     return {k: {**size, **sel[k]} for k in HEADLINE + CONTROLS}
 
 # %% ../nbs/11a_budget.ipynb #5cdc44ba
-_EXTEND = 2 # a grid grows by at most this many points past an edge that wins
-
-def grown_grid(start: Sequence[float], score_of) -> tuple[list[float], float | None]:
-    """The values tried so far, starting from `start` and doubled (halved) past the top (bottom) edge while the edge
-    wins, at most `_EXTEND` times; and the value chosen, None while a score is missing."""
-    values = sorted(start)
-    while True:
-        best = argmin_known({v: score_of(v) for v in values})
-        if best is None or len(values) >= len(start) + _EXTEND or best not in (values[0], values[-1]):
-            return values, best
-        values = values + [best * 2] if best == values[-1] else [best / 2] + values
-
 def _mahalanobis(conf: str) -> bool:
     return conf == "dense-mahalanobis" or conf.startswith("matroidal")
-
-def selection_score(row: dict | None) -> float | None:
-    "A finished run's selection score: its best loss on the whole validation split (inf if it failed)."
-    if row is None:
-        return None
-    return math.inf if row["failure"] or not row["best"] else row["best"]["val_loss"]
-
-def argmin_known(scores: dict) -> object | None:
-    "The key of the smallest score, None until every score is known."
-    if not scores or any(v is None for v in scores.values()):
-        return None
-    return min(scores, key=lambda k: scores[k])
 
 # %% ../nbs/11a_budget.ipynb #4cc2eb51
 def _rate_spec(exp: str, conf: str, lr: float, base: dict) -> RunSpec:
@@ -221,16 +198,6 @@ def welch_table(results: list[dict], exp: str = "ptb-char", pairs=COMPARISONS, s
         row["p_holm"] = p
     return out
 
-def selections(results: list[dict], exp: str) -> list[dict]:
-    "Per configuration: the validation loss at every rate (and temperature) of the short sweeps, and the choice."
-    rows = {}
-    for r in results:
-        if r["experiment"] in (f"{exp} rates", f"{exp} tau"):
-            conf, _, knob = r["config"].partition(" lr=")
-            rows.setdefault(conf, {})["lr=" + knob] = selection_score(r)
-    return [dict(config=c, **{k: v for k, v in sorted(knobs.items())},
-                 chosen=min(knobs, key=knobs.get)) for c, knobs in rows.items()]
-
 def _fmt_p(p: float) -> str:
     return f"{p:.2g}" if p >= 1e-4 else "< 1e-4"
 
@@ -309,36 +276,6 @@ def _welch_lines(results: list[dict]) -> list[str]:
                       f"{w['df']:.1f} | {_fmt_p(w['p'])} | {_fmt_p(w['p_holm'])} |" for w in tests]
             lines.append("")
     return lines
-
-# %% ../nbs/11a_budget.ipynb #a9ae4f7a
-def plot_rates(results: list[dict], exp: str, ax=None):
-    "Short-sweep best validation loss against the learning rate, one line per configuration."
-    import matplotlib.pyplot as plt
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5, 3.2))
-    pts = {}
-    for r in results:
-        if r["experiment"] == f"{exp} rates":
-            conf, _, knob = r["config"].rpartition(" lr=")
-            pts.setdefault(conf, []).append((float(knob), selection_score(r)))
-    for (conf, p), style in zip(pts.items(), curve_styles(len(pts))):
-        p.sort()
-        ax.plot([x for x, _ in p], [y if math.isfinite(y) else float("nan") for _, y in p], label=conf, ms=4, **style)
-    ax.set_xscale("log")
-    ax.set_xlabel("peak learning rate")
-    ax.set_ylabel("best validation loss (short budget)")
-    ax.set_title(f"{exp}: rate sweep", fontsize=9)
-    ax.legend(fontsize=6)
-    return ax
-
-def draw_ngram_levels(ax, references: dict | None, split: str = "val"):
-    "Dotted grey lines at the 2-gram and higher counts' bits per character of `split`, each labelled; returns `ax`."
-    for order, bpc in (references or {}).get(split, {}).items():
-        if int(order) >= 2:
-            ax.axhline(bpc, color="grey", lw=0.8, ls=":")
-            ax.text(0.99, bpc, f"{order}-gram", transform=ax.get_yaxis_transform(), fontsize=6, color="grey",
-                    ha="right", va="bottom")
-    return ax
 
 # %% ../nbs/11a_budget.ipynb #48847cb3
 def plot_against_ngrams(results: list[dict], references: dict | None, exp: str = "ptb-char", configs=HEADLINE,

@@ -10,8 +10,8 @@ from .experiments import RunSpec, register_preset
 from .tasks import make_task
 from .runs import read_metrics
 from .stats import verdicts, welch_interval, pooled_sd, sd_interval
-from .budget import grown_grid, ngram_references
-from .shakespeare import RECIPE, default_shakespeare_dir
+from .stats import ngram_references
+from .protocols import RECIPE, default_shakespeare_dir, grown_grid
 
 # %% auto #0
 __all__ = ['TASK', 'MARGIN', 'ALPHA', 'PRIMARY', 'SECONDARY', 'SPREAD', 'N_SEEDS', 'LONG', 'BUDGETS', 'TUNE', 'TUNE_SEEDS',
@@ -36,7 +36,7 @@ LONG = 10_000 # the family's budget (steps)
 BUDGETS = (2_000, 5_000, 10_000, 20_000) # the budgets of the gap figure
 TUNE = dict(steps=2_500, eval_every=250) # the rate runs: a quarter of LONG
 TUNE_SEEDS = (0, 1)
-RATES = (1e-3, 2e-3, 4e-3) # the starting grid; it grows past an edge that wins (damcha.budget.grown_grid)
+RATES = (1e-3, 2e-3, 4e-3) # the starting grid; it grows past an edge that wins (damcha.protocols.grown_grid)
 GAP_CONFIGS = ("mha", "damcha", "mha-tied", "dense", "dense-qk") # also run at 2,000, 5,000 and 20,000 steps
 GAP_SEEDS = (0, 1, 2)
 STRESS = dict(steps=500, eval_every=125, amp=True, amp_cpu=True) # bf16 on the CPU, as chapter 09b's stress test

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from .experiments import RunSpec, register_preset, register_best_evaluation, read_results, FULL_SPLIT
 from .evaluate import reconstruction_scores
 from .stats import verdicts
-from .budget import grown_grid
+from .protocols import grown_grid, mean_best_val
 from .tasks import make_task
 
 # %% auto #0
@@ -108,7 +108,7 @@ QUESTIONS = (("damcha", "mha"), ("dcmha", "mha"), ("damcha", "dcmha"), ("dense",
 def questions(configs) -> tuple[tuple[str, str], ...]:
     "The QUESTIONS whose two rows are both among `configs`: a protocol's (or an arm's) family."
     return tuple((a, b) for a, b in QUESTIONS if a in configs and b in configs)
-IMAGE_RATES = (5e-4, 1e-3, 2e-3) # the starting grid, grown past an edge that wins (damcha.budget.grown_grid)
+IMAGE_RATES = (5e-4, 1e-3, 2e-3) # the starting grid, grown past an edge that wins (damcha.protocols.grown_grid)
 TUNE_SEEDS = (0, 1) # rate runs: a quarter of the budget, these seeds, the lowest mean validation loss wins
 
 def image_configs(head: int = 16) -> dict[str, dict]:
@@ -131,12 +131,6 @@ MASKED_MARGIN = 0.001055 # MSE: MARGIN_SHARE of MHA's pilot masked-patch MSE
 MASKED_SEEDS = 17
 
 # %% ../nbs/11g_fashion.ipynb #8402850c
-def _score(rows: list[dict | None]) -> float | None:
-    "The mean best validation loss of a rate's seeds; None while one is missing, inf if one failed."
-    if any(r is None for r in rows):
-        return None
-    return statistics.fmean(math.inf if r["failure"] or not r["best"] else r["best"]["val_loss"] for r in rows)
-
 def _image_runs(name: str, arms: dict[str, dict], configs: dict[str, tuple], seeds: dict[str, int], data,
                 done: dict | None, base: dict | None = None, best_post: tuple = ()) -> list[RunSpec]:
     "Rates of every row and arm, then the rows seed by seed: the runs that can be specified now."
@@ -150,9 +144,10 @@ def _image_runs(name: str, arms: dict[str, dict], configs: dict[str, tuple], see
                                         {**base, **confs[k], **a, **every(max(1, a["steps"] // 4)), "lr": lr},
                                         select=True)
         for k in configs[arm]:
-            grid, lr = grown_grid(IMAGE_RATES, lambda r: _score([done.get(rate(k, r, s).run_id) for s in TUNE_SEEDS]))
+            grid, lr = grown_grid(IMAGE_RATES,
+                                  lambda r: mean_best_val([done.get(rate(k, r, s).run_id) for s in TUNE_SEEDS]))
             specs += [rate(k, r, s) for r in grid for s in TUNE_SEEDS]
-            if lr is not None and math.isfinite(_score([done.get(rate(k, lr, s).run_id) for s in TUNE_SEEDS])):
+            if lr is not None and math.isfinite(mean_best_val([done.get(rate(k, lr, s).run_id) for s in TUNE_SEEDS])):
                 chosen[arm, k] = lr
     for s in range(max(seeds.values())):
         for arm, a in arms.items():

@@ -8,16 +8,21 @@ import json, math, statistics
 from pathlib import Path
 from .experiments import RunSpec, register_preset, read_results
 from .stats import verdicts, pooled_sd, sd_interval
-from .budget import grown_grid
-from .shakespeare import RECIPE
-from .decide import TASK, MARGIN, ALPHA, LONG, TUNE, TUNE_SEEDS, RATES, decide_configs
+from .protocols import RECIPE, grown_grid, mean_best_val
 
 # %% auto #0
-__all__ = ['RUNGS', 'FAMILY', 'N_SEEDS', 'TUNED', 'REUSED', 'CHECKOUT', 'DECIDE_RESULTS', 'LADDER_PRESET', 'ladder_configs',
-           'decide_rows', 'decide_rates', 'reproduced', 'ladder_runs', 'ladder_values', 'ladder_verdicts',
-           'ladder_status', 'ladder_lines', 'ladder_report']
+__all__ = ['TASK', 'MARGIN', 'ALPHA', 'LONG', 'TUNE', 'TUNE_SEEDS', 'RATES', 'RUNGS', 'FAMILY', 'N_SEEDS', 'TUNED', 'REUSED',
+           'CHECKOUT', 'DECIDE_RESULTS', 'LADDER_PRESET', 'ladder_configs', 'decide_rows', 'decide_rates', 'reproduced',
+           'ladder_runs', 'ladder_values', 'ladder_verdicts', 'ladder_status', 'ladder_lines', 'ladder_report']
 
 # %% ../nbs/11f_ladder.ipynb #f139316a
+TASK = "shakespeare-held" # chapter 11d's: choices on the 5 % before nanoGPT's cut, scores on the 10 % after it
+MARGIN = 0.03 # bits per character: chapter 11d's margin of "same level"
+ALPHA = 0.05 # both tests; "differs" is Holm-adjusted over FAMILY
+LONG = 10_000 # chapter 11d's budget (steps)
+TUNE = dict(steps=2_500, eval_every=250) # chapter 11d's rate runs: a quarter of LONG
+TUNE_SEEDS = (0, 1)
+RATES = (1e-3, 2e-3, 4e-3) # chapter 11d's starting grid, grown past an edge that wins
 RUNGS = ("mha", "damcha static", "damcha", "damcha per-layer") # one change a rung, top to bottom
 FAMILY = (("damcha static", "mha"), ("damcha", "damcha static"), ("damcha per-layer", "damcha"), # the steps
           ("damcha", "mha"), ("damcha per-layer", "mha")) # the two ends; a minus b
@@ -27,11 +32,12 @@ REUSED = ("mha", "damcha") # chapter 11d's rows, if a rerun of seed 0 from this 
 CHECKOUT = Path(__file__).resolve().parents[1] if "__file__" in globals() else Path.cwd().parent # nbs/..
 DECIDE_RESULTS = CHECKOUT / "results" / "decide" / "results.jsonl" # chapter 11d's committed runs
 
-def ladder_configs(d_model: int = 128, n_heads: int = 4, d_ff: int = 512) -> dict[str, dict]:
+def ladder_configs() -> dict[str, dict]:
     "Label -> TrainConfig fields of each rung; rungs 1 and 3 are chapter 11d's `mha` and `damcha`."
-    dec = decide_configs(d_model, n_heads, d_ff)
-    return {"mha": dec["mha"], "damcha static": {**dec["damcha"], "use_mlp": False}, "damcha": dec["damcha"],
-            "damcha per-layer": {**dec["damcha"], "share_mlp": False}}
+    damcha = dict(attention="damcha", share_mlp=True, mlp_hidden=(64,),
+                  generator_kwargs=dict(parameterization="rowsum"))
+    return {"mha": dict(attention="mha"), "damcha static": {**damcha, "use_mlp": False}, "damcha": damcha,
+            "damcha per-layer": {**damcha, "share_mlp": False}}
 
 # %% ../nbs/11f_ladder.ipynb #9b8e2c6b
 def _label(conf: str, lr: float) -> str:
@@ -67,12 +73,6 @@ def reproduced(done: dict[str, dict], rows: list[dict], seed: int = 0, long: int
     return out
 
 # %% ../nbs/11f_ladder.ipynb #ac8094b4
-def _score(rows: list[dict | None]) -> float | None:
-    "The mean best validation loss of a rate's seeds; None while one is missing, inf if one failed."
-    if any(r is None for r in rows):
-        return None
-    return statistics.fmean(math.inf if r["failure"] or not r["best"] else r["best"]["val_loss"] for r in rows)
-
 def ladder_runs(data: str | Path, # Tiny Shakespeare's input.txt or its folder
                 done: dict[str, dict] | None = None, # run_id -> result of the ladder's runs finished so far
                 seeds: tuple[int, ...] | None = None, # the rows' seeds (default: range(N_SEEDS))
@@ -86,8 +86,7 @@ def ladder_runs(data: str | Path, # Tiny Shakespeare's input.txt or its folder
     rows = decide_rows() if reference is None else reference
     st = {**dict(tune=TUNE["steps"], long=LONG), **(steps or {})}
     recipe = {**RECIPE, "task": TASK, "data": data, **(base or {})}
-    confs = {k: {**recipe, **v} for k, v in ladder_configs(recipe["d_model"], recipe["n_heads"],
-                                                           recipe["d_ff"]).items()}
+    confs = {k: {**recipe, **v} for k, v in ladder_configs().items()}
     every = lambda n: dict(steps=n, eval_every=max(1, n // 40))               # 40 evaluations a run
     chosen = {k: decide_rates(rows)[k] for k in REUSED}
     row = lambda k, s: RunSpec(f"ladder {st['long']}", _label(k, chosen[k]), s,
@@ -96,9 +95,9 @@ def ladder_runs(data: str | Path, # Tiny Shakespeare's input.txt or its folder
     rate = lambda k, lr, s: RunSpec("ladder rates", _label(k, lr), s, {**confs[k], **every(st["tune"]), "lr": lr},
                                     select=True)
     for k in TUNED:
-        grid, lr = grown_grid(RATES, lambda r: _score([done.get(rate(k, r, s).run_id) for s in TUNE_SEEDS]))
+        grid, lr = grown_grid(RATES, lambda r: mean_best_val([done.get(rate(k, r, s).run_id) for s in TUNE_SEEDS]))
         specs += [rate(k, r, s) for r in grid for s in TUNE_SEEDS]
-        if lr is not None and math.isfinite(_score([done.get(rate(k, lr, s).run_id) for s in TUNE_SEEDS])):
+        if lr is not None and math.isfinite(mean_best_val([done.get(rate(k, lr, s).run_id) for s in TUNE_SEEDS])):
             chosen[k] = lr
     same = reproduced(done, rows, seeds[0], st["long"])
     for s in seeds:

@@ -8,21 +8,18 @@ import functools, json, math, os, statistics
 from pathlib import Path
 from .experiments import RunSpec, register_preset, PRESETS
 from .summary import mean_std, fmt_mean_std, fmt_count
-from .budget import grown_grid, selection_score, argmin_known
-from .budget import selections, plot_rates, draw_ngram_levels
+from .protocols import (RECIPE, default_shakespeare_dir, grown_grid, selection_score, argmin_known, selections,
+                              plot_rates, draw_ngram_levels)
 from .stats import welch, holm, interval95, welch_interval, mann_whitney, ngram_references
 from .tasks import make_task, last10_loss
 
 # %% auto #0
-__all__ = ['RECIPE', 'SWEEP', 'LONG', 'RATES', 'STRESS', 'EXIT_NATS', 'NANOGPT', 'CONFIGS', 'FAMILY', 'SHAKESPEARE_PRESET',
-           'shakespeare_configs', 'default_shakespeare_dir', 'unigram_loss', 'stress_failed', 'stress_ladders',
-           'shakespeare_runs', 'run_numbers', 'exit_steps', 'chosen_rates', 'shakespeare_references', 'status_lines',
-           'family_tests', 'shakespeare_report', 'plot_shakespeare_curves']
+__all__ = ['SWEEP', 'LONG', 'RATES', 'STRESS', 'EXIT_NATS', 'NANOGPT', 'CONFIGS', 'FAMILY', 'SHAKESPEARE_PRESET',
+           'shakespeare_configs', 'unigram_loss', 'stress_failed', 'stress_ladders', 'shakespeare_runs', 'run_numbers',
+           'exit_steps', 'chosen_rates', 'shakespeare_references', 'status_lines', 'family_tests', 'shakespeare_report',
+           'plot_shakespeare_curves']
 
 # %% ../nbs/11b_shakespeare.ipynb #62c6fb3b
-RECIPE = dict(task="shakespeare-char", seq_len=64, batch_size=12, d_model=128, n_heads=4, n_layers=4, d_ff=512,
-              dropout=0.0, steps=2000, warmup=100, lr=1e-3, min_lr_ratio=0.1, beta2=0.99, weight_decay=0.1,
-              grad_clip=1.0, eval_every=250, eval_batches=1, log_every=50, progress=False) # nanoGPT, CPU flags
 SWEEP = dict(steps=500, eval_every=125) # a quarter of the recipe: the rate sweeps and the stress runs
 LONG = dict(steps=10_000, eval_every=250) # 5x the recipe, the validation curve every 250 steps
 RATES = (5e-4, 1e-3, 2e-3) # the starting grid, the recipe's rate in the middle
@@ -42,13 +39,6 @@ def shakespeare_configs(d_model: int = 128, n_heads: int = 4) -> dict[str, dict]
             "matroidal-qk m=2d": dict(attention="matroidal-qk", attn_kwargs=dict(m=m)),
             "damcha rowsum": dict(attention="damcha", share_mlp=True, mlp_hidden=(64,),
                                   generator_kwargs=dict(parameterization="rowsum"))}
-
-def default_shakespeare_dir() -> Path | None:
-    "Tiny Shakespeare's folder: $DAMCHA_SHAKESPEARE, else ../shared/data/tinyshakespeare above the working directory."
-    for p in [os.environ.get("DAMCHA_SHAKESPEARE"), *(up / "shared/data/tinyshakespeare" for up in Path.cwd().parents)]:
-        if p and (Path(p) / "input.txt").exists():
-            return Path(p)
-    return None
 
 # %% ../nbs/11b_shakespeare.ipynb #e074aefb
 def _label(conf: str, lr: float) -> str:

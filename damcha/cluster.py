@@ -184,6 +184,8 @@ def _drive(self: RayBackend, plan: Callable, out: Path, keep_checkpoints: bool, 
     finally:
         for ref in running:                                 # interrupted: nothing left running for this driver
             ray.cancel(ref, force=True)
+        if running:                                         # and none of its workers still alive, holding a run's lock
+            ray.wait(list(running), num_returns=len(running), timeout=60)
     if missing:
         raise RuntimeError(f"{len(missing)} run(s) not recorded ({', '.join(missing[:3])}); rerun the same command "
                            "to try them again")

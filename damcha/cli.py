@@ -613,35 +613,51 @@ def _run(argv: list[str] | None) -> int:
     parser = OneLineParser(prog="damcha",
                      description="Data-Adaptive Mahalanobis Cross-Head Attention: train, evaluate and measure.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _train_parser(sub)
-    _evaluate_parser(sub)
-    _compare_parser(sub)
-    _bench_parser(sub)
+    _STATE["hold"] = True                                                # the parsers import PyTorch: Ctrl-C waits
+    try:
+        _train_parser(sub)
+        _evaluate_parser(sub)
+        _compare_parser(sub)
+        _bench_parser(sub)
+    finally:
+        _STATE["hold"] = False
+    if _STATE["signals"]:
+        raise KeyboardInterrupt
     args = _STATE["args"] = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
-    from damcha.train import NonFiniteLossError
     say = lambda text: print(f"damcha {args.command}: {text}", file=sys.stderr)
     try:
         return args.func(args)
-    except NonFiniteLossError as e:
+    except Exception as e:
+        if _STATE["signals"]:                                            # what a Ctrl-C broke is the interruption
+            raise KeyboardInterrupt from None
+        code = _failure(e, say)
+        if code is None:
+            raise
+        return code
+
+def _failure(e: Exception, say) -> int | None:
+    "The exit status of a subcommand's exception, after its one line; None: not ours to shorten (a bug)."
+    from damcha.train import NonFiniteLossError
+    if isinstance(e, NonFiniteLossError):
         say(f"stopped: {one_line(e)}")
         return 1
-    except (ValueError, OSError, ImportError) as e:
+    if isinstance(e, (ValueError, OSError, ImportError)):
         say(f"error: {one_line(e)}")
         return 2
-    except RuntimeError as e:                                            # torch's allocators: out of memory
-        if not re.search(r"out of memory|can't allocate memory|allocat\w* .*bytes", str(e), re.I):
-            raise
-        size = re.search(r"allocate (\d+) bytes|allocate ([\d.]+ [KMGT]iB)", str(e))
-        need = "" if size is None else (f" ({int(size[1]) / 2 ** 30:,.1f} GiB at once)" if size[1] else f" ({size[2]})")
-        say(f"error: out of memory{need}: make the run smaller with --d-model, --mlp-hidden, --n-layers, --d-ff, "
-            "--seq-len or --batch-size")
-        return 2
+    if not isinstance(e, RuntimeError) or not re.search(r"out of memory|can't allocate memory|allocat\w* .*bytes",
+                                                        str(e), re.I):
+        return None
+    size = re.search(r"allocate (\d+) bytes|allocate ([\d.]+ [KMGT]iB)", str(e))   # torch's allocators
+    need = "" if size is None else (f" ({int(size[1]) / 2 ** 30:,.1f} GiB at once)" if size[1] else f" ({size[2]})")
+    say(f"error: out of memory{need}: make the run smaller with --d-model, --mlp-hidden, --n-layers, --d-ff, "
+        "--seq-len or --batch-size")
+    return 2
 
 # %% ../nbs/15_cli.ipynb #70c45ff6
-_STATE = {"args": None, "said": False, "signals": 0}
+_STATE = {"args": None, "said": False, "signals": 0, "hold": False}
 
 def _say_interrupted() -> None:
     "The one line an interruption gets, once: the command, and how to continue where there is a way."
@@ -656,6 +672,8 @@ def _on_sigint(signum, frame):
     "Ctrl-C: the first raises KeyboardInterrupt (`main` says one line); a second ends the process at once, quietly."
     _STATE["signals"] += 1
     if _STATE["signals"] == 1:
+        if _STATE["hold"]:                                              # an import half done: `_run` raises after it
+            return
         raise KeyboardInterrupt
     _say_interrupted()
     with contextlib.suppress(Exception):
@@ -665,7 +683,7 @@ def _on_sigint(signum, frame):
 def main(argv: list[str] | None = None) -> int:
     "The `damcha` command: `damcha train ...`, `damcha evaluate ...`, `damcha compare ...`, `damcha bench ...`."
     import signal, threading
-    _STATE.update(args=None, said=False, signals=0)
+    _STATE.update(args=None, said=False, signals=0, hold=False)
     own = threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGINT, _on_sigint) if own else None  # before the heavy imports
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")                  # huge pages for large CPU tensors (chapter 12)

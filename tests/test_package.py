@@ -104,6 +104,21 @@ def readme_commands():
     return cmds
 
 
+README_WORDS = 1500                                          # issue 46: the front page stays a page or two
+
+
+def readme_words(text: str) -> int:
+    "Words as `wc -w` counts them: runs of characters between whitespace (a table's `|` counts as a word)."
+    return len(text.split())
+
+
+def test_readme_is_short():
+    "README.md holds at most README_WORDS words by `wc -w`; the count is the one wc gives (checked on made-up text)."
+    assert readme_words("| a | b |\n\nOne two.\t`x`") == 8
+    n = readme_words((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert n <= README_WORDS, f"README.md has {n} words (wc -w); at most {README_WORDS}: move detail into a chapter"
+
+
 def test_ci_runs_the_readme_test_command():
     demo, tests = readme_commands()
     assert demo.startswith("pip install") and tests.startswith("pip install -e '.[dev]'")

@@ -409,8 +409,10 @@ def plot_gaps(rows: list[dict], ax=None):
         ax.set_xticks(steps, [f"{n:,}" for n in steps])
         ax.minorticks_off()
         ax.set_xlim(steps[0] / 1.3, steps[-1] * 1.3)
-    drawn = sum(math.isfinite(r["diff"]) for r in rows)
-    ax.set_title(f"{drawn} of {len(rows)} gaps with two seeds a side so far", fontsize=9)
+    drawn = [r for r in rows if math.isfinite(r["diff"])]
+    seeds = sorted({(r["steps"], min(r["n"])) for r in drawn})                 # the fewer seeds of each gap's pair
+    ax.set_title(f"{len(drawn)} of {len(rows)} gaps drawn; seeds a side: "
+                 + ", ".join(f"{n} at {s:,} steps" for s, n in seeds), fontsize=9)
     ax.legend(fontsize=8)
     return ax
 

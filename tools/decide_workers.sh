@@ -22,15 +22,11 @@ OUT="$ROOT/results/decide"
 PY="${DAMCHA_VENV:-$HOME/.cache/damcha/ci-venv}/bin/python"
 DATA="${DAMCHA_SHAKESPEARE:-$ROOT/../shared/data/tinyshakespeare}"
 pids() { pgrep -f "damcha-decide-worker" || true; }
+source "$ROOT/tools/workers_lib.sh"
 
 case "${1:-start}" in
   stop)
-    # TERM, not INT: a worker started in the background of a non-interactive shell ignores SIGINT. A stopped run
-    # resumes from its last checkpoint (one every 1/40 of its steps); its stale lock is taken over on restart.
-    for p in $(pids); do kill -TERM "$p" 2>/dev/null || true; done
-    for _ in $(seq 30); do [ -z "$(pids)" ] && break; sleep 1; done
-    [ -z "$(pids)" ] || { echo "workers still running after 30 s: $(pids | tr '\n' ' ')"; exit 1; }
-    echo "stopped the workers (they keep their checkpoints)"; exit 0 ;;
+    stop_workers; exit 0 ;;
   status)
     echo "protocol commit $PROTOCOL; workers: $(pids | wc -l)"
     cd "$WT" && PYTHONPATH="$WT" "$PY" -m damcha.cli compare --preset decide --ptb "$DATA" --out "$OUT" --dry-run \
@@ -45,27 +41,11 @@ print(status_table(decide_status(read_metrics(sys.argv[1]), sys.argv[2])))" "$OU
 esac
 
 [ -z "$(pids)" ] || { echo "workers already running: $(pids | tr '\n' ' ')"; exit 0; }
-if [ ! -x "$PY" ]; then                      # a fresh machine: the workers need the runtime requirements only
-  echo "no Python at $PY: making a venv with damcha's runtime requirements (a few minutes)"
-  python3 -m venv "$(dirname "$(dirname "$PY")")" && "$PY" -m pip install -q -e "$ROOT"
-fi
+make_venv
 [ -f "$DATA/input.txt" ] || { echo "no Tiny Shakespeare at $DATA (set DAMCHA_SHAKESPEARE)"; exit 1; }
-git -C "$ROOT" worktree prune
-if [ ! -d "$WT" ]; then
-  git -C "$ROOT" worktree add --detach "$WT" "$PROTOCOL" > /dev/null
-elif [ "$(git -C "$WT" rev-parse HEAD)" != "$PROTOCOL" ] && [ -z "$(git -C "$WT" status --porcelain)" ]; then
-  git -C "$WT" checkout -q --detach "$PROTOCOL"                  # an amendment: the protocol's newest commit
-fi
-[ "$(git -C "$WT" rev-parse HEAD)" = "$PROTOCOL" ] || { echo "$WT is not at the protocol commit $PROTOCOL"; exit 1; }
-[ -z "$(git -C "$WT" status --porcelain)" ] || { echo "$WT has local changes: the protocol's code must be as committed"; exit 1; }
+pin_worktree "$PROTOCOL"
 mkdir -p "$OUT" "$CKPT"
 [ -e "$OUT/runs" ] || ln -s "$(cd "$CKPT" && pwd)" "$OUT/runs"
-for i in 1 2; do
-  # the worker's name in its command line lets `stop` and `status` find it
-  (cd "$WT" && PYTHONPATH="$WT" OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 nohup "$PY" -c \
-     "import sys; sys.argv = ['damcha-decide-worker', *sys.argv[1:]]; from damcha.cli import main; sys.exit(main())" \
-     compare --preset decide --ptb "$DATA" --out "$OUT" --threads 1 >> "$OUT/worker$i.log" 2>&1 &)
-  sleep 5                                     # the first claims its run before the second looks
-done
-sleep 2
+start_two damcha-decide-worker "from damcha.cli import main; sys.exit(main())" "$OUT/worker" \
+  compare --preset decide --ptb "$DATA" --out "$OUT" --threads 1
 echo "protocol commit $PROTOCOL (worktree $WT); workers: $(pids | tr '\n' ' ')"

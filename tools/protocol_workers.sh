@@ -20,6 +20,7 @@ PY="${DAMCHA_VENV:-$HOME/.cache/damcha/ci-venv}/bin/python"
 SHAKES="${DAMCHA_SHAKESPEARE:-$ROOT/../shared/data/tinyshakespeare}"
 FASHION="${DAMCHA_FASHION:-}"                   # empty: Debian's /usr/share/datasets/fashion-mnist
 pids() { pgrep -f "damcha-protocol-worker" || true; }
+source "$ROOT/tools/workers_lib.sh"
 
 # the last protocol commit: of the commits the PROTOCOL files name, the one every other is an ancestor of
 LAST=""
@@ -41,10 +42,7 @@ ENTRIES=("ladder=$SHAKES=$ROOT/results/ladder" "fashion-vit=$FASHION=$ROOT/resul
 
 case "${1:-start}" in
   stop)
-    for p in $(pids); do kill -TERM "$p" 2>/dev/null || true; done
-    for _ in $(seq 30); do [ -z "$(pids)" ] && break; sleep 1; done
-    [ -z "$(pids)" ] || { echo "workers still running after 30 s: $(pids | tr '\n' ' ')"; exit 1; }
-    echo "stopped the workers (they keep their checkpoints)"; exit 0 ;;
+    stop_workers; exit 0 ;;
   status)
     echo "protocol commit $LAST; workers: $(pids | wc -l)"
     for e in "${ENTRIES[@]}"; do
@@ -59,33 +57,17 @@ from damcha.cli import main; main()" compare --preset "$preset" ${data:+--ptb "$
 esac
 
 [ -z "$(pids)" ] || { echo "workers already running: $(pids | tr '\n' ' ')"; exit 0; }
-if [ ! -x "$PY" ]; then                      # a fresh machine: the workers need the runtime requirements only
-  echo "no Python at $PY: making a venv with damcha's runtime requirements (a few minutes)"
-  python3 -m venv "$(dirname "$(dirname "$PY")")" && "$PY" -m pip install -q -e "$ROOT"
-fi
+make_venv
 [ -f "$SHAKES/input.txt" ] || { echo "no Tiny Shakespeare at $SHAKES (set DAMCHA_SHAKESPEARE)"; exit 1; }
 if [ -z "$FASHION" ] && [ ! -f /usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz ]; then
   echo "installing Debian's dataset-fashion-mnist (the Fashion-MNIST protocols' data)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dataset-fashion-mnist > /dev/null
 fi
-git -C "$ROOT" worktree prune
-if [ ! -d "$WT" ]; then
-  git -C "$ROOT" worktree add --detach "$WT" "$LAST" > /dev/null
-elif [ "$(git -C "$WT" rev-parse HEAD)" != "$LAST" ] && [ -z "$(git -C "$WT" status --porcelain)" ]; then
-  git -C "$WT" checkout -q --detach "$LAST"                      # an amendment: the newest protocol commit
-fi
-[ "$(git -C "$WT" rev-parse HEAD)" = "$LAST" ] || { echo "$WT is not at the protocol commit $LAST"; exit 1; }
-[ -z "$(git -C "$WT" status --porcelain)" ] || { echo "$WT has local changes: the protocols' code must be as committed"; exit 1; }
+pin_worktree "$LAST"
 for p in "${PROTOCOLS[@]}"; do
   mkdir -p "$ROOT/results/$p" "$CKPT/$p"
   [ -e "$ROOT/results/$p/runs" ] || ln -s "$(cd "$CKPT/$p" && pwd)" "$ROOT/results/$p/runs"
 done
-for i in 1 2; do
-  # the worker's name in its command line lets `stop` and `status` find it
-  (cd "$WT" && PYTHONPATH="$WT" OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 nohup "$PY" -c \
-     "import runpy, sys; sys.argv = ['damcha-protocol-worker', *sys.argv[1:]]; runpy.run_path('tools/queue_worker.py', run_name='__main__')" \
-     "${ENTRIES[@]}" >> "$ROOT/results/worker$i.log" 2>&1 &)
-  sleep 5                                     # the first claims its run before the second looks
-done
-sleep 2
+start_two damcha-protocol-worker "runpy.run_path('tools/queue_worker.py', run_name='__main__')" \
+  "$ROOT/results/worker" "${ENTRIES[@]}"
 echo "protocol commit $LAST (worktree $WT); workers: $(pids | tr '\n' ' ')"

@@ -21,6 +21,7 @@ def _load(name, path):
 build = _load("damcha_pdf_build", HERE / "build.py")
 check = _load("damcha_pdf_check", HERE / "check.py")
 conf = _load("damcha_pdf_conf", HERE / "conf.py")
+_nb = _load("damcha_made_book", HERE.parent / "site" / "made_book.py").notebook
 
 needs_tex = pytest.mark.skipif(not all(shutil.which(t) for t in ("latexmk", "xelatex", "pdftohtml")),
                                reason="no latexmk, xelatex or poppler-utils")
@@ -146,17 +147,6 @@ def test_chinese_characters_get_a_font(tmp_path):
 
 
 # --- a two-page book, built -------------------------------------------------------------------------------------------
-
-def _nb(*cells):
-    out = []
-    for kind, src, *outputs in cells:
-        c = {"cell_type": kind, "metadata": {}, "source": src}
-        if kind == "code":
-            c.update(outputs=outputs[0] if outputs else [], execution_count=None)
-        out.append(c)
-    return {"cells": out, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                      "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
-
 
 def _book(tmp: Path, **extra) -> Path:
     nbs = tmp / "nbs"

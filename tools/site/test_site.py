@@ -7,20 +7,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build, check   # noqa: E402
+from made_book import notebook as _nb   # noqa: E402
 
 needs_chromium = pytest.mark.skipif(not Path(check.CHROMIUM).exists(), reason="no /usr/bin/chromium")
 PNG = Path(__file__).resolve().parents[2] / "results" / "bench" / "cpu.png"
-
-
-def _nb(*cells):
-    out = []
-    for kind, src, *outputs in cells:
-        c = {"cell_type": kind, "metadata": {}, "source": src}
-        if kind == "code":
-            c.update(outputs=outputs[0] if outputs else [], execution_count=None)
-        out.append(c)
-    return {"cells": out, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                      "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
 
 
 def _book(tmp: Path, **extra) -> Path:

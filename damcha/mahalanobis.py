@@ -102,6 +102,8 @@ class MahalanobisAttention(LogitsSource, nn.Module):
             raise ValueError(f"m (edges per head) must be an int >= 1, got {m!r} (m=0 would leave only eps I)")
         if not isinstance(bias, bool):
             raise ValueError(f"bias must be True or False, got {bias!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"seed must be an int (head h's graph uses seed + h), got {seed!r}")
         self.d_model, self.n_heads, self.metric, self.separate = d_model, n_heads, metric, bool(separate)
         self.tau, self.eps, self.dropout = float(tau), eps, dropout
         self.z_proj = nn.Linear(d_model, d_model, bias=bias)                          # W_q (and W_k when shared)

@@ -4,6 +4,7 @@
 
 # %% ../nbs/08e_tasks.ipynb #f9f348d7
 from __future__ import annotations
+import os
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -319,6 +320,8 @@ SEQ2SEQ_TASKS = ("seq2seq", "commongen", "wmt14")
 def _check_task_args(name, seq_len, objective, fraction, patch_size, options, tokenizer, data=None, bpe_vocab=1000):
     if name not in TASKS:
         raise ValueError(f"unknown task {name!r}; known: {', '.join(TASKS)}")
+    if data is not None and not isinstance(data, (str, os.PathLike)):
+        raise ValueError(f"data must be a path (a str or a Path) or None, got {type(data).__name__} {data!r}")
     image = name in IMAGE_TASKS
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}; known: {', '.join(OBJECTIVES)}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 from torch import Tensor
-from .metric import check_tokens, check_padding_mask # chapter 00's validators, part of the contract
+from .metric import check_bool, check_tokens, check_padding_mask # chapter 00's validators, part of the contract
 _all_ = ["check_tokens", "check_padding_mask"]
 
 # %% auto #0
@@ -110,6 +110,7 @@ def prepare_call(x: Tensor, # (B, T, D) tokens
                 ) -> tuple[Tensor, Tensor | None]: # x with padded tokens set to 0; the (B, T) bool padding mask or None
     "Validate one call of an attention layer (a `ValueError` naming the bad argument) and zero the padded tokens."
     B, T, D = check_tokens(x, d_model)
+    check_bool("causal", causal)                                                       # 'no' would count as True
     _check_cache_call(cache, causal, mask, padding_mask)
     if mask is not None:
         check_attn_mask(mask, B, n_heads, T)

@@ -15,15 +15,16 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.overrides import TorchFunctionMode
 try:
     import transformers
 except ImportError as e:
     raise ImportError("damcha.integrations.hf needs transformers: pip install 'damcha[hf]'") from e
-from transformers import AutoConfig, AutoModelForCausalLM, GenerationMixin, PreTrainedConfig, PreTrainedModel
+from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, GenerationMixin, PreTrainedConfig, PreTrainedModel
 from transformers import initialization as hf_init
 from transformers.cache_utils import Cache, CacheLayerMixin
 from transformers.modeling_layers import GradientCheckpointingLayer
-from transformers.modeling_outputs import CausalLMOutputWithPast
+from transformers.modeling_outputs import BaseModelOutputWithPast, CausalLMOutputWithPast
 if "cache" not in CausalLMOutputWithPast.__dataclass_fields__:                         # generate() passes `cache=`
     raise ImportError(f"damcha.integrations.hf needs a transformers whose models take `cache=` (tested: 5.24.0, "
                       f"5.25.0), found {transformers.__version__}: pip install 'damcha[hf]'")
@@ -34,7 +35,7 @@ from ..contract import recording_logits, masked_weights
 
 # %% auto #0
 __all__ = ['DamchaConfig', 'gpt2_small_config', 'DamchaCacheLayer', 'DamchaCache', 'DamchaBlock', 'DamchaPreTrainedModel',
-           'DamchaForCausalLM', 'tensor_sha256', 'weights_digests', 'hf_tests_table', 'hf_tests_gaps']
+           'DamchaForCausalLM', 'DamchaModel', 'tensor_sha256', 'weights_digests']
 
 # %% ../../nbs/14_hf.ipynb #0ad025ff
 class DamchaConfig(PreTrainedConfig):
@@ -83,11 +84,11 @@ def _tree(node, fn):
 
 def _stack_rows(model: "DamchaForCausalLM", x: Tensor, # (G, n, D) stack inputs of G rows, real tokens only
                 state: dict | None = None, # the rows' `Stack.new_cache()`, continued in place; None: no cache
-                record: bool = False, # also return each layer's attention weights (G, H, n, S)
-               ) -> tuple[Tensor, list[Tensor], list[Tensor]]: # (G, n, D) output, n_layers + 1 hidden, weights
+                rec: "_ExplicitAttention | None" = None, # also return each layer's attention weights (G, H, n, S)
+                lay=None, # lay(y) -> (kept, x): keep a layer's output y elsewhere, and read the next input back
+               ) -> tuple[Tensor, list[Tensor], list[Tensor], Tensor | None]: # output, hidden, weights, context
     "`Stack.forward` on unpadded rows, causal, layer by layer (for the hidden states and the weights)."
-    st = model.model.stack
-    c, metrics = None, None
+    st, c, metrics = model.model.stack, None, None
     if st.shared:
         c = context(x, causal=True) if state is None else cached_context(x, state["stack"])  # (G, n, D)
         st._last_context = c[:, -1].detach()
@@ -96,14 +97,16 @@ def _stack_rows(model: "DamchaForCausalLM", x: Tensor, # (G, n, D) stack inputs 
     hidden, weights = [x], []
     for l, block in enumerate(st.blocks):
         m = st.generator.head_metrics(c, layer=l) if st.shared and st.generator.layer_bias else metrics
+        if rec is not None:
+            rec.layer = l
         lc = None if state is None else state["layers"][l]
         x = block(x, m, causal=True, cache=lc)                     # a DamchaBlock: checkpointed if enabled
-        if record:
-            weights.append(masked_weights(block.attn.last_logits, block.attn.last_visible))   # (G, H, n, S)
-        hidden.append(x)
-    x = st.ln_f(x)
-    hidden[-1] = x
-    return x, hidden, weights
+        if rec is not None:
+            weights.append(rec.weights(l, block))                                 # (G, H, n, S)
+        x = st.ln_f(x) if l == st.n_layers - 1 else x
+        kept, x = (x, x) if lay is None else lay(x)
+        hidden.append(kept)
+    return x, hidden, weights, c
 
 # %% ../../nbs/14_hf.ipynb #127df78c
 class DamchaCacheLayer(CacheLayerMixin):
@@ -178,9 +181,7 @@ def _cache_take(self: DamchaCache, src: list[int]) -> None:
         picks = [(j, where[s][1]) for j, s in enumerate(src) if where[s][0] == gi]
         if not picks:
             continue
-        idx = torch.tensor([i for _, i in picks], device=g["where"].device)
-        new.append(dict(rows=[j for j, _ in picks], state=_tree(g["state"], lambda t: t[idx.to(t.device)]),
-                        hist=g["hist"][idx], where=g["where"][idx]))
+        new.append(dict(_take_rows(g, [i for _, i in picks]), rows=[j for j, _ in picks]))
     self.groups = new
 
 def _reorder_cache(self: DamchaCache, beam_idx: Tensor) -> None:
@@ -243,14 +244,29 @@ def _decoder(c: DamchaConfig) -> Decoder:
         nn.init.normal_(dec.head.weight, std=0.02)                                     # the embedding's scale
     return dec
 
+# %% ../../nbs/14_hf.ipynb #47dbb901
 class DamchaPreTrainedModel(PreTrainedModel):
-    "Base class: configuration class, FSDP's unit of sharding (`DamchaBlock`), and the constructor's initialisation."
+    "Base class: the `Decoder` as `model`, its configuration, FSDP's sharding unit, the constructor's initialisation."
     config_class = DamchaConfig
     base_model_prefix = "model"
     main_input_name = "input_ids"
     _no_split_modules = ["DamchaBlock"]
     supports_gradient_checkpointing = True
     _supports_sdpa = True                                      # the layers call SDPA; "eager" pins its math kernel
+    _tied_weights_keys = {"model.head.weight": "model.tok_emb.weight"}
+
+    def __init__(self, config: DamchaConfig):
+        super().__init__(config)
+        self.model = _decoder(config)                          # both models hold the book's Decoder as `model`
+        self.post_init()
+        self.__dict__.pop("_fresh_init", None)                 # kept only for a from_pretrained that follows
+
+    def get_input_embeddings(self) -> nn.Embedding:
+        return self.model.tok_emb
+
+    def set_input_embeddings(self, value: nn.Embedding) -> None:
+        self.model.tok_emb = value
+        self.model.vocab_size = value.num_embeddings
 
     def mark_tied_weights_as_initialized(self, loading_info) -> None:
         """Keep a missing tied embedding missing. transformers marks the head's weight as set (the embedding will be
@@ -284,21 +300,7 @@ class DamchaPreTrainedModel(PreTrainedModel):
 # %% ../../nbs/14_hf.ipynb #d7001211
 class DamchaForCausalLM(DamchaPreTrainedModel, GenerationMixin):
     "`damcha.models.Decoder` as a transformers causal language model: `(B, T)` ids -> `(B, T, vocab_size)` logits."
-    _tied_weights_keys = {"model.head.weight": "model.tok_emb.weight"}
     accepts_loss_kwargs = False                                                        # the loss is a mean over tokens
-
-    def __init__(self, config: DamchaConfig):
-        super().__init__(config)
-        self.model = _decoder(config)
-        self.post_init()
-        self.__dict__.pop("_fresh_init", None)                 # kept only for a from_pretrained that follows
-
-    def get_input_embeddings(self) -> nn.Embedding:
-        return self.model.tok_emb
-
-    def set_input_embeddings(self, value: nn.Embedding) -> None:
-        self.model.tok_emb = value
-        self.model.vocab_size = value.num_embeddings
 
     def get_output_embeddings(self) -> nn.Linear:
         return self.model.head
@@ -319,20 +321,24 @@ class DamchaForCausalLM(DamchaPreTrainedModel, GenerationMixin):
         elif model_kwargs.get("cache") is not None:
             model_kwargs["cache"]._is_user_defined = True
 
-# %% ../../nbs/14_hf.ipynb #eac732e7
-def _forward(self: DamchaForCausalLM,
-             input_ids: Tensor | None = None, # (B, T); with a cache, only the new tokens
-             attention_mask: Tensor | None = None, # (B, T) or (B, S + T), 1 = real token; the last T columns count
-             position_ids: Tensor | None = None, # (B, T) or (1, T); default: each row's count of real tokens before
-             cache: Cache | None = None, # a DamchaCache from a previous call (an empty foreign one is replaced)
-             inputs_embeds: Tensor | None = None, # (B, T, D) in place of input_ids
-             labels: Tensor | None = None, # (B, T) next-token targets, -100 = ignored
-             use_cache: bool | None = None, # default: config.use_cache in eval mode, False in training
-             output_attentions: bool | None = None, # each layer's attention weights (B, H, T, S + T)
-             output_hidden_states: bool | None = None, # the embeddings and each layer's output (B, T, D)
-             return_dict: bool | None = None,
-             **kwargs) -> CausalLMOutputWithPast:
-    "Logits `(B, T, V)`; each row is computed from its real tokens only, so padding changes nothing."
+# %% ../../nbs/14_hf.ipynb #c6563a50
+class DamchaModel(DamchaPreTrainedModel):
+    "`damcha.models.Decoder` up to its output layer, for `AutoModel`: `(B, T)` ids -> `(B, T, D)` hidden states."
+
+    def forward(self, input_ids=None, attention_mask=None, position_ids=None, cache=None, inputs_embeds=None,
+                use_cache=None, output_attentions=None, output_hidden_states=None, return_dict=None,
+                **kwargs) -> BaseModelOutputWithPast:
+        "The hidden states `(B, T, D)` that `DamchaForCausalLM`'s output layer reads; the arguments are its forward's."
+        return_dict = self.config.return_dict if return_dict is None else return_dict
+        y, cache, hidden, weights = self._trunk(input_ids, attention_mask, position_ids, cache, inputs_embeds,
+                                                use_cache, output_attentions, output_hidden_states, kwargs)
+        out = BaseModelOutputWithPast(last_hidden_state=y, cache=cache, hidden_states=hidden, attentions=weights)
+        return out if return_dict else out.to_tuple()
+
+# %% ../../nbs/14_hf.ipynb #1d15682e
+def _trunk(self: DamchaPreTrainedModel, input_ids, attention_mask, position_ids, cache, inputs_embeds, use_cache,
+           output_attentions, output_hidden_states, kwargs: dict) -> tuple:
+    "The forward up to the output layer (arguments as `forward`'s): `(y (B, T, D), cache, hidden states, weights)`."
     cfg = self.config
     if kwargs.get("past_key_values") is not None:
         warnings.warn("`past_key_values` is read as `cache`, the name this transformers gives the cache", FutureWarning)
@@ -342,7 +348,6 @@ def _forward(self: DamchaForCausalLM,
         use_cache = False                                                              # as transformers' models do
     output_attentions = cfg.output_attentions if output_attentions is None else output_attentions
     output_hidden_states = cfg.output_hidden_states if output_hidden_states is None else output_hidden_states
-    return_dict = cfg.use_return_dict if return_dict is None else return_dict
     x = self._embed_tokens(input_ids, inputs_embeds)                                   # (B, T, D)
     B, T, D = x.shape
     if cache is not None and not isinstance(cache, DamchaCache):
@@ -361,19 +366,46 @@ def _forward(self: DamchaForCausalLM,
     h = self.model.drop(x + self.model.pos_emb(pos))                                   # (B, T, D) stack inputs
     eager = getattr(cfg, "_attn_implementation", None) == "eager"                     # SDPA's explicit math kernel
     with sdpa_kernel(SDPBackend.MATH) if eager else contextlib.nullcontext():
-        y, hidden, weights = self._rows(h, real, cache if use_cache else None, output_attentions, output_hidden_states)
+        if use_cache:
+            y, hidden, weights = self._rows(h, real, cache, output_attentions, output_hidden_states)
+        else:
+            y, hidden, weights = self._packed(h, real, output_attentions, output_hidden_states)
+    return y, cache if use_cache else None, hidden, weights
+
+DamchaPreTrainedModel._trunk = _trunk
+
+# %% ../../nbs/14_hf.ipynb #eac732e7
+def _forward(self: DamchaForCausalLM,
+             input_ids: Tensor | None = None, # (B, T); with a cache, only the new tokens
+             attention_mask: Tensor | None = None, # (B, T) or (B, S + T), 1 = real token; the last T columns count
+             position_ids: Tensor | None = None, # (B, T) or (1, T); default: each row's count of real tokens before
+             cache: Cache | None = None, # a DamchaCache from a previous call (an empty foreign one is replaced)
+             inputs_embeds: Tensor | None = None, # (B, T, D) in place of input_ids
+             labels: Tensor | None = None, # (B, T) next-token targets, -100 = ignored
+             shift_labels: Tensor | None = None, # (B, T) targets aligned with the logits; labels then ignored
+             use_cache: bool | None = None, # default: config.use_cache in eval mode, False in training
+             output_attentions: bool | None = None, # each layer's attention weights (B, H, T, S + T)
+             output_hidden_states: bool | None = None, # the embeddings and each layer's output (B, T, D)
+             return_dict: bool | None = None,
+             **kwargs) -> CausalLMOutputWithPast:
+    "Logits `(B, T, V)`; each row is computed from its real tokens only, so padding changes nothing."
+    return_dict = self.config.return_dict if return_dict is None else return_dict
+    y, cache, hidden, weights = self._trunk(input_ids, attention_mask, position_ids, cache, inputs_embeds, use_cache,
+                                            output_attentions, output_hidden_states, kwargs)
     logits = self.model.head(y)                                                        # (B, T, V); 0 where padded
     loss = None
-    if labels is not None:
+    if shift_labels is not None:                       # already shifted, as sequence parallelism shards them
+        loss = F.cross_entropy(logits.flatten(0, 1).float(), shift_labels.flatten(), ignore_index=-100)
+    elif labels is not None:
         loss = F.cross_entropy(logits[:, :-1].flatten(0, 1).float(), labels[:, 1:].flatten(), ignore_index=-100)
-    out = CausalLMOutputWithPast(loss=loss, logits=logits, cache=cache if use_cache else None,
+    out = CausalLMOutputWithPast(loss=loss, logits=logits, cache=cache,
                                  hidden_states=hidden, attentions=weights)
     return out if return_dict else out.to_tuple()
 
 DamchaForCausalLM.forward = _forward
 
 # %% ../../nbs/14_hf.ipynb #aab5aad7
-def _embed_tokens(self: DamchaForCausalLM, input_ids, inputs_embeds) -> Tensor: # (B, T, D)
+def _embed_tokens(self: DamchaPreTrainedModel, input_ids, inputs_embeds) -> Tensor: # (B, T, D)
     if (input_ids is None) == (inputs_embeds is None):
         raise ValueError("give exactly one of input_ids and inputs_embeds")
     if inputs_embeds is not None:
@@ -389,7 +421,7 @@ def _embed_tokens(self: DamchaForCausalLM, input_ids, inputs_embeds) -> Tensor: 
                          f"[{int(input_ids.min())}, {int(input_ids.max())}]")
     return self.model.tok_emb(input_ids)
 
-def _real_mask(self: DamchaForCausalLM, attention_mask, B: int, T: int, device) -> Tensor: # (B, T) bool
+def _real_mask(self: DamchaPreTrainedModel, attention_mask, B: int, T: int, device) -> Tensor: # (B, T) bool
     if attention_mask is None:
         return torch.ones(B, T, dtype=torch.bool, device=device)
     if attention_mask.ndim != 2 or attention_mask.shape[0] != B or attention_mask.shape[1] < T:
@@ -397,26 +429,77 @@ def _real_mask(self: DamchaForCausalLM, attention_mask, B: int, T: int, device) 
                          f"tokens; custom 4D masks are not supported), got {tuple(attention_mask.shape)}")
     return attention_mask[:, -T:].bool()
 
-DamchaForCausalLM._embed_tokens, DamchaForCausalLM._real_mask = _embed_tokens, _real_mask
+DamchaPreTrainedModel._embed_tokens, DamchaPreTrainedModel._real_mask = _embed_tokens, _real_mask
+
+# %% ../../nbs/14_hf.ipynb #b00bb720
+def _sdpa_weights(query: Tensor, key: Tensor, value: Tensor, # (B, H, T, E), (B, H, S, E), (B, H, S, Ev)
+                  attn_mask: Tensor | None = None, dropout_p: float = 0.0, is_causal: bool = False,
+                  scale: float | None = None) -> Tensor: # (B, H, T, S); a row that sees no key is 0
+    "The weights `scaled_dot_product_attention` applies to `value`, computed explicitly (its arguments, its rules)."
+    T, S = query.shape[-2], key.shape[-2]
+    s = query @ key.transpose(-2, -1) * (query.shape[-1] ** -0.5 if scale is None else scale)   # (B, H, T, S)
+    if attn_mask is not None and attn_mask.dtype != torch.bool:
+        s = s + attn_mask                                                          # an additive mask
+    visible = torch.ones(T, S, dtype=torch.bool, device=s.device).tril() if is_causal else None   # top left, as SDPA
+    if attn_mask is not None and attn_mask.dtype == torch.bool:
+        visible = attn_mask if visible is None else visible & attn_mask
+    if visible is not None:
+        s = s.masked_fill(~visible, float("-inf"))
+    w = s.softmax(-1).masked_fill((s == float("-inf")).all(-1, keepdim=True), 0.)
+    return F.dropout(w, dropout_p) if dropout_p > 0 else w
+
+class _ExplicitAttention(TorchFunctionMode):
+    """Inside the block, every `scaled_dot_product_attention` call is computed as `w @ v`, with `w` from
+    `_sdpa_weights`, and `w` is kept for the current `layer`. `place(w) -> (kept, used)`, when set, lays `w` out in the
+    batch's columns (`kept`) and gives back the tensor that multiplies `v` (`used`, read from `kept`)."""
+    def __init__(self, place=None):
+        super().__init__()
+        self.place, self.layer, self.calls = place, None, {}
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is not F.scaled_dot_product_attention or kwargs.get("enable_gqa"):
+            return func(*args, **kwargs)
+        w = _sdpa_weights(*args, **kwargs)                                         # (B, H, T, S)
+        kept, used = self.place(w) if self.place is not None else (w, w)
+        self.calls.setdefault(self.layer, []).append(kept)
+        value = args[2] if len(args) > 2 else kwargs["value"]                      # (B, H, S, Ev)
+        return used @ value                                                        # (B, H, T, Ev)
+
+    def weights(self, l: int, block: nn.Module) -> Tensor: # (B, H, T, S)
+        "Layer `l`'s weights: its one explicit call, else recomputed from the logits it recorded (outside the graph)."
+        calls = self.calls.pop(l, [])
+        if len(calls) == 1:
+            return calls[0]
+        w = masked_weights(block.attn.last_logits, block.attn.last_visible)        # talking-heads, dcmha: no SDPA
+        return w if self.place is None else self.place(w)[0]
 
 # %% ../../nbs/14_hf.ipynb #6b71e583
-def _rows(self: DamchaForCausalLM, h: Tensor, # (B, T, D) stack inputs
+def _repeat_last_real(y: Tensor, # (B, T, D) outputs at the real positions
+                      real: Tensor, # (B, T) bool
+                     ) -> Tensor: # (B, T, D)
+    "A padded position repeats the output of the last real token before it (0 before any)."
+    B, T, D = y.shape
+    last = torch.where(real, torch.arange(T, device=y.device), -1).cummax(1).values    # (B, T) last real column
+    return y.gather(1, last.clamp(min=0)[..., None].expand(B, T, D)) * (last >= 0)[..., None].to(y.dtype)
+
+def _rows(self: DamchaPreTrainedModel, h: Tensor, # (B, T, D) stack inputs
           real: Tensor, # (B, T) bool
-          cache: DamchaCache | None, record: bool, want_hidden: bool):
-    """The stack on each row's real tokens, rows with as many batched together; a padded position repeats the output
-    of the last real token before it (0 before any), so right-padded rows continue from their last real token."""
+          cache: DamchaCache, record: bool, want_hidden: bool):
+    """With a cache: the stack on each row's real tokens, rows with as many batched together; a padded position
+    repeats the output of the last real token before it, so right-padded rows continue from their last real token."""
     B, T, D = h.shape
-    if cache is not None and not cache.groups:
+    if not cache.groups:
         cache.groups = [dict(rows=list(range(B)), state=self.model.stack.new_cache(), hist=h[:, :0].detach(),
                              where=real.new_zeros(B, 0, dtype=torch.long))]
-    groups = cache.groups if cache is not None else [dict(rows=list(range(B)), state=None)]
-    S = (cache.seen if cache is not None else 0) + T                                   # key columns after this call
+    S = cache.seen + T                                                                 # key columns after this call
     n_new = real.sum(1).tolist()
     y = h.new_zeros(B, T, D)
     hidden = [h.new_zeros(B, T, D) for _ in range(self.config.n_layers + 1)] if want_hidden else None
     weights, kept = [None] * self.config.n_layers, []
-    with (recording_logits(self.model) if record else contextlib.nullcontext()):
-        for g in groups:
+    rec = _ExplicitAttention() if record else None
+    with rec or contextlib.nullcontext(), recording_logits(self.model) if record else contextlib.nullcontext():
+        for g in cache.groups:
             by_n = {}
             for i, r in enumerate(g["rows"]):
                 by_n.setdefault(n_new[r], []).append(i)
@@ -428,38 +511,77 @@ def _rows(self: DamchaForCausalLM, h: Tensor, # (B, T, D) stack inputs
                 rows = torch.tensor(sub["rows"], device=h.device)                       # (G,)
                 qc = real[rows].nonzero()[:, 1].view(len(rows), n)                      # (G, n) columns of the new
                 xg = h[rows[:, None], qc]                                               # (G, n, D)
-                out, hs, ws = _stack_rows(self, xg, sub["state"], record)
+                out, hs, ws, _ = _stack_rows(self, xg, sub["state"], rec)
                 y[rows[:, None], qc] = out
-                if cache is not None:
-                    sub["hist"] = torch.cat([sub["hist"], xg.detach()], 1)               # (G, S_g, D)
-                    sub["where"] = torch.cat([sub["where"], cache.seen + qc], 1)         # (G, S_g)
-                kc = sub["where"] if cache is not None else qc                          # (G, S_g) key columns
+                sub["hist"] = torch.cat([sub["hist"], xg.detach()], 1)                   # (G, S_g, D)
+                sub["where"] = torch.cat([sub["where"], cache.seen + qc], 1)             # (G, S_g) key columns
                 for l, hl in enumerate(hs if want_hidden else []):
                     hidden[l][rows[:, None], qc] = hl
                 for l, w in enumerate(ws):                                              # (G, H, n, S_g)
                     if weights[l] is None:
                         weights[l] = w.new_zeros(B, w.shape[1], T, S)
-                    weights[l].permute(0, 2, 3, 1)[rows[:, None, None], qc[:, :, None], kc[:, None, :]] = \
+                    weights[l].permute(0, 2, 3, 1)[rows[:, None, None], qc[:, :, None], sub["where"][:, None, :]] = \
                         w.permute(0, 2, 3, 1)
-    if cache is not None:
-        cache.groups, cache.seen = kept, S
-    last = torch.where(real, torch.arange(T, device=h.device), -1).cummax(1).values      # (B, T) last real column
-    y = y.gather(1, last.clamp(min=0)[..., None].expand(B, T, D)) * (last >= 0)[..., None].to(y.dtype)
+    cache.groups, cache.seen = kept, S
+    y = _repeat_last_real(y, real)
     if want_hidden:
         hidden[-1] = y                                                                  # what the output layer reads
     return y, tuple(hidden) if want_hidden else None, tuple(weights) if record else None
 
 def _take_rows(g: dict, idx: list[int]) -> dict:
-    "Rows `idx` of a cache group (or of the whole batch without a cache) as a group of their own."
+    "Rows `idx` of a cache group as a group of their own."
     i = torch.tensor(idx)
-    out = dict(rows=[g["rows"][j] for j in idx], state=None if g["state"] is None else
-               _tree(g["state"], lambda t: t[i.to(t.device)]))
-    for k in ("hist", "where"):
-        if k in g:
-            out[k] = g[k][i.to(g[k].device)]
-    return out
+    rest = _tree({k: g[k] for k in ("state", "hist", "where")}, lambda t: t[i.to(t.device)])
+    return dict(rows=[g["rows"][j] for j in idx], **rest)
 
-DamchaForCausalLM._rows = _rows
+DamchaPreTrainedModel._rows = _rows
+
+# %% ../../nbs/14_hf.ipynb #da990864
+def _packed(self: DamchaPreTrainedModel, h: Tensor, # (B, T, D) stack inputs
+            real: Tensor, # (B, T) bool
+            record: bool, want_hidden: bool):
+    "Without a cache: each row's real tokens packed to the left, one batch; each layer's output in the batch's columns."
+    B, T, D = h.shape
+    n = real.sum(1)                                                                # (B,) real tokens a row
+    N = int(n.max()) if B else 0
+    cols = torch.sort((~real).to(torch.uint8), dim=1, stable=True).indices[:, :N]  # (B, N) real columns first
+    keep = torch.arange(N, device=h.device) < n[:, None]                           # (B, N) real entries, packed
+    b = torch.arange(B, device=h.device)[:, None]                                  # (B, 1)
+    pack = lambda x: x[b, cols] * keep[..., None].to(x.dtype)                      # (B, T, D) -> (B, N, D)
+
+    def unpack(x): # (B, N, D) -> (B, T, D), 0 where padded
+        out = x.new_zeros(B, T, D)
+        out[b.expand(B, N)[keep], cols[keep]] = x[keep]
+        return out
+
+    def place(w): # (B, H, N, N) -> (B, H, T, T) in the batch's columns, and what it gives back (B, H, N, N)
+        W = w.new_zeros(B, w.shape[1], T, T)
+        at = (b[:, :, None], cols[:, :, None], cols[:, None, :])                   # (B, N, N) each
+        pair = (keep[:, :, None] & keep[:, None, :])[:, None].to(w.dtype)          # (B, 1, N, N)
+        W.permute(0, 2, 3, 1)[at] = (w * pair).permute(0, 2, 3, 1)
+        return W, W.permute(0, 2, 3, 1)[at].permute(0, 3, 1, 2)
+
+    if bool(real.all()):                                                           # nothing to move
+        pack = unpack = lambda x: x
+        place = lambda w: (w, w)
+    h = h * real[..., None].to(h.dtype)                                            # (B, T, D), 0 where padded
+    if N == 0:                                                                     # no real token at all
+        zeros = tuple(h.new_zeros(B, self.config.n_heads, T, T) for _ in range(self.config.n_layers))
+        return h, (h,) * (self.config.n_layers + 1) if want_hidden else None, zeros if record else None
+    rec = _ExplicitAttention(place) if record else None
+
+    def lay(y): # (B, N, D) -> kept in the batch's columns (B, T, D), and the next layer's input read back from it
+        kept = unpack(y)
+        return kept, pack(kept)
+
+    with rec or contextlib.nullcontext(), recording_logits(self.model) if record else contextlib.nullcontext():
+        x, hidden, weights, c = _stack_rows(self, pack(h), None, rec, lay if want_hidden else None)
+    if c is not None:
+        self.model.stack._last_context = c[b[:, 0], (n - 1).clamp(min=0)].detach()   # each row's last real token
+    y = _repeat_last_real(hidden[-1] if want_hidden else unpack(x), real)
+    return y, (h, *hidden[1:-1], y) if want_hidden else None, tuple(weights) if record else None
+
+DamchaPreTrainedModel._packed = _packed
 
 # %% ../../nbs/14_hf.ipynb #2a8afe6a
 def _prepare_inputs_for_generation(self: DamchaForCausalLM, input_ids, next_sequence_length=None, cache=None,
@@ -474,6 +596,7 @@ def _prepare_inputs_for_generation(self: DamchaForCausalLM, input_ids, next_sequ
 DamchaForCausalLM.prepare_inputs_for_generation = _prepare_inputs_for_generation
 AutoConfig.register("damcha", DamchaConfig, exist_ok=True)
 AutoModelForCausalLM.register(DamchaConfig, DamchaForCausalLM, exist_ok=True)
+AutoModel.register(DamchaConfig, DamchaModel, exist_ok=True)
 
 # %% ../../nbs/14_hf.ipynb #faf290c7
 def tensor_sha256(t: Tensor) -> str:
@@ -496,7 +619,7 @@ def weights_digests(d: str | Path) -> dict[str, str]:
                 out[k] = tensor_sha256(sf.get_tensor(k))
     return out
 
-def _save_pretrained(self: DamchaForCausalLM, save_directory, *args, **kwargs):
+def _save_pretrained(self: DamchaPreTrainedModel, save_directory, *args, **kwargs):
     "transformers' `save_pretrained`, then the sha256 of every saved tensor written into `config.json`."
     PreTrainedModel.save_pretrained(self, save_directory, *args, **kwargs)
     digests = weights_digests(save_directory)
@@ -506,10 +629,10 @@ def _save_pretrained(self: DamchaForCausalLM, save_directory, *args, **kwargs):
         data["weights_sha256"] = digests
         cfg.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
-DamchaForCausalLM.save_pretrained = _save_pretrained
+DamchaPreTrainedModel.save_pretrained = _save_pretrained
 
 # %% ../../nbs/14_hf.ipynb #bab23c99
-def _init_missing(self: DamchaForCausalLM, missing: set[str]) -> None:
+def _init_missing(self: DamchaPreTrainedModel, missing: set[str]) -> None:
     """Give each missing weight, and each tensor still on `meta`, the constructor's value, then tie again.
     transformers' own loading does so for the weights it names missing; this also covers the ones it does not name."""
     fresh = self.__dict__.pop("_fresh_init", None)
@@ -532,7 +655,7 @@ def _init_missing(self: DamchaForCausalLM, missing: set[str]) -> None:
     if self.config.tie_word_embeddings:
         self.model.head.weight = self.model.tok_emb.weight
 
-DamchaForCausalLM._init_missing = _init_missing
+DamchaPreTrainedModel._init_missing = _init_missing
 
 # %% ../../nbs/14_hf.ipynb #8dbf5b99
 def _from_pretrained(cls, pretrained_model_name_or_path, *args, output_loading_info: bool = False, **kwargs):
@@ -550,7 +673,7 @@ def _from_pretrained(cls, pretrained_model_name_or_path, *args, output_loading_i
                              f"found {have[bad[0]][:12]}...): the file was changed after save_pretrained")
     # transformers 5.25 kernelizes every model it loads unless told not to; damcha's layers have no hub kernels
     kwargs.setdefault("use_kernels", False)
-    model, info = super(DamchaForCausalLM, cls).from_pretrained(pretrained_model_name_or_path, *args,
+    model, info = super(DamchaPreTrainedModel, cls).from_pretrained(pretrained_model_name_or_path, *args,
                                                                 output_loading_info=True, **kwargs)
     missing, unexpected = set(info.get("missing_keys", [])), set(info.get("unexpected_keys", []))
     saved = set(kwargs["state_dict"]) if kwargs.get("state_dict") is not None else None
@@ -574,22 +697,4 @@ def _from_pretrained(cls, pretrained_model_name_or_path, *args, output_loading_i
     info = dict(info, missing_keys=missing, unexpected_keys=unexpected)
     return (model, info) if output_loading_info else model
 
-DamchaForCausalLM.from_pretrained = classmethod(_from_pretrained)
-
-# %% ../../nbs/14_hf.ipynb #b0821dd1
-def hf_tests_table(outcomes: dict, # {suite: {test: [outcome, reason]}}, as tools/hf_tests/conftest.py writes it
-                   suites: tuple[str, ...] = ("DamchaModelTest", "DamchaMhaModelTest", "GPT2ModelTest"),
-                  ) -> dict[str, dict[str, int]]:
-    "Each suite's pass / fail / skip counts on the tests that every one of `suites` collects."
-    common = set.intersection(*(set(outcomes[s]) for s in suites))
-    return {s: dict(tests=len(common), **{o: sum(outcomes[s][t][0] == o for t in common)
-                                          for o in ("pass", "fail", "skip")}) for s in suites}
-
-def hf_tests_gaps(outcomes: dict, ours: str = "DamchaModelTest", control: str = "GPT2ModelTest",
-                 ) -> dict[str, dict[str, list[str]]]:
-    "The tests `control` passes and `ours` fails or skips: {'fail': {reason: tests}, 'skip': {reason: tests}}."
-    gaps = {"fail": {}, "skip": {}}
-    for t, (o, why) in sorted(outcomes[ours].items()):
-        if o != "pass" and outcomes[control].get(t, ["?"])[0] == "pass":
-            gaps[o].setdefault(why, []).append(t)
-    return gaps
+DamchaPreTrainedModel.from_pretrained = classmethod(_from_pretrained)

@@ -20,21 +20,30 @@ from .contract import LogitsSource as _LogitsSource, keep_logits as _keep_logits
 import damcha.chunked  # MetricGenerator.head_queries in chunks, the layer's causal path (chapter 04a)
 
 # %% auto #0
-__all__ = ['MBasedAttention', 'DamchaAttention', 'cached_context']
+__all__ = ['MBasedAttention', 'default_parameterization', 'DamchaAttention', 'cached_context']
 
 # %% ../nbs/04_attention.ipynb #3c2e6071
+def default_parameterization(generator_kwargs: dict) -> str:
+    "The layer's and models' generator: `'rowmean'`, or `'full'` where an ablation needs the `D x D` metric."
+    g = generator_kwargs
+    ablated = g.get("rank") is not None or bool(g.get("layer_bias")) or g.get("off_diag_mode", "mlp") != "mlp"
+    return "full" if ablated else "rowmean"
+
 class DamchaAttention(_LogitsSource, nn.Module):
-    "Data-Adaptive Mahalanobis Cross-Head Attention: `(B, T, D) -> (B, T, D)` with queries `x_i m_i` and keys `x_i`."
+    """Data-Adaptive Mahalanobis Cross-Head Attention: `(B, T, D) -> (B, T, D)` with queries `x_i m_i` and keys `x_i`.
+    `DamchaAttention(64, 8)` holds 45,760 parameters (`nn.MultiheadAttention(64, 8)`: 16,640); `(768, 12)`: 4,425,280
+    (MHA: 2,362,368). `parameterization='full', mlp_hidden=(256, 512)`, the paper's generator: 2,257,792 at (64, 8)."""
     def __init__(self, d_model: int, n_heads: int,
                  dropout: float = 0.0, # attention-weight dropout (training only)
                  use_mlp: bool = True, # input-dependent metric (False: static trainable metric)
-                 mlp_hidden: tuple[int, ...] = (256, 512), # generator hidden widths
+                 mlp_hidden: tuple[int, ...] = (64,), # generator hidden widths (the reference's: (256, 512))
                  bias: bool = True, # biases of the value and output projections
                  own_generator: bool = True, # False: the layer expects `metrics` from a shared generator
                  mlp_dropout: float = 0.0, # dropout inside the generator
                  chunk_size: int | str | None = "auto", # causal queries in chunks of this many tokens ('auto', None)
                  qk_proj: bool = False, # True: q_i = (x W_Q)_i m_i and keys (x W_K)_i (chapter 11f's fifth rung)
-                 **generator_kwargs, # more `MetricGenerator` options: parameterization, context, rank, ...
+                 parameterization: str | None = None, # None: default_parameterization; 'full': the paper's generator
+                 **generator_kwargs, # more `MetricGenerator` options: context, rank, ...
                 ):
         super().__init__()
         self.dh = head_dim(d_model, n_heads)
@@ -57,10 +66,12 @@ class DamchaAttention(_LogitsSource, nn.Module):
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)
         self.q_proj, self.k_proj = ((nn.Linear(d_model, d_model, bias=bias) for _ in 'qk') if qk_proj
                                     else (None, None))                           # m_i acts on x W_Q, keys x W_K
+        if parameterization is None:
+            parameterization = default_parameterization(generator_kwargs)
         self.generator = None
         if own_generator:
             self.generator = make_generator(d_model, n_heads, hidden=mlp_hidden, use_mlp=use_mlp,
-                                             dropout=mlp_dropout, **generator_kwargs)
+                                             dropout=mlp_dropout, parameterization=parameterization, **generator_kwargs)
         self._last_context = None
 
     def forward(self, x: Tensor, # (B, T, D)

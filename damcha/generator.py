@@ -24,19 +24,21 @@ class MetricGenerator(nn.Module):
                  hidden: tuple[int, ...] = (256, 512), # widths of the MLP's hidden layers
                  use_mlp: bool = True, # False: one static trainable metric, identity at start
                  dropout: float = 0.0, # dropout after each hidden layer
-                 parameterization: str = "full", # 'rowsum': the last layer holds only the H*dh*dh block-row sums
+                 parameterization: str = "full", # 'rowsum' or 'rowmean': a compact last layer (sections below)
                  context: str = "full", # 'head-local': m_i from c_i alone, by H independent MLPs
                 ):
         super().__init__()
         self.dh = head_dim(d_model, n_heads)
         hidden = _check_hidden(hidden)
         self.d_model, self.n_heads = d_model, n_heads
-        _check_generator_options(use_mlp, parameterization, context)
+        ablated = self.rank is not None or self.layer_bias or self.mode != "mlp"  # set first by chapter 01b's subclass
+        _check_generator_options(use_mlp, parameterization, context, ablated)
         self._init_kw = dict(hidden=tuple(hidden), use_mlp=use_mlp, dropout=dropout, context=context)
         self.use_mlp, self.parameterization, self.context = use_mlp, parameterization, context
+        self.sum_scale = n_heads if parameterization == "rowmean" else 1           # block-row sum = sum_scale * stored
         if not use_mlp:                                                            # static M0, below
             H, dh = n_heads, self.dh
-            eye = torch.eye(dh).repeat(H, 1, 1) if parameterization == "rowsum" else torch.eye(d_model)
+            eye = torch.eye(dh).repeat(H, 1, 1) / self.sum_scale if parameterization != "full" else torch.eye(d_model)
             self.M0 = nn.Parameter(eye)                                            # (H, dh, dh) or (D, D)
             return
         self._init_mlp(hidden, dropout)                                            # the generator MLP, below
@@ -46,7 +48,7 @@ class MetricGenerator(nn.Module):
                 f"parameterization={self.parameterization!r}, context={self.context!r}")
 
 # %% ../nbs/01_generator.ipynb #de2a0522
-_PARAMETERIZATIONS = ("full", "rowsum")
+_PARAMETERIZATIONS = ("full", "rowsum", "rowmean")
 _CONTEXTS = ("full", "head-local")
 
 def _check_hidden(hidden, name: str = "hidden") -> tuple[int, ...]:
@@ -59,7 +61,7 @@ def _check_hidden(hidden, name: str = "hidden") -> tuple[int, ...]:
         raise ValueError(f"{name} must be a sequence of ints >= 1, got {hidden!r}")
     return hidden
 
-def _check_generator_options(use_mlp, parameterization, context):
+def _check_generator_options(use_mlp, parameterization, context, ablated: bool = False):
     "Refuse, by name, options that do not exist or do not combine."
     if parameterization not in _PARAMETERIZATIONS:
         raise ValueError(f"parameterization must be one of {_PARAMETERIZATIONS}, got {parameterization!r}")
@@ -67,6 +69,9 @@ def _check_generator_options(use_mlp, parameterization, context):
         raise ValueError(f"context must be one of {_CONTEXTS}, got {context!r}")
     if context == "head-local" and not use_mlp:
         raise ValueError(f"context='head-local' needs use_mlp=True (one MLP per head), got use_mlp={use_mlp!r}")
+    if parameterization == "rowmean" and ablated:
+        raise ValueError("parameterization='rowmean' holds only block-row sums: an ablation (rank, layer_bias, "
+                         "off_diag_mode) needs the D x D metric of parameterization='full'")
 
 # %% ../nbs/01_generator.ipynb #6a5f89ed
 class _GroupedLinear(nn.Module):
@@ -82,14 +87,14 @@ class _GroupedLinear(nn.Module):
         return torch.einsum('...gi,goi->...go', x, self.weight) + self.bias.view(self.groups, -1)
 
 def _n_out(self: MetricGenerator) -> int:
-    "How many numbers the last layer emits: `D*D` (the full metric) or `D*dh` (`'rowsum'`: H blocks of dh x dh)."
-    return self.d_model * self.dh if self.parameterization == "rowsum" else self.d_model ** 2
+    "How many numbers the last layer emits: `D*D` (the full metric) or `D*dh` (compact: H blocks of dh x dh)."
+    return self.d_model ** 2 if self.parameterization == "full" else self.d_model * self.dh
 
 def _init_out_bias(self: MetricGenerator):
-    "The last layer's bias: the identity, of the full metric or of every head's."
+    "The last layer's bias: the identity, of the full metric or of every head's (stored divided by `sum_scale`)."
     D, H, dh = self.d_model, self.n_heads, self.dh
     eye = torch.eye(D) if self.out.bias.numel() == D * D else torch.eye(dh).expand(H, dh, dh)
-    self.out.bias.copy_(eye.flatten())
+    self.out.bias.copy_(eye.flatten() / self.sum_scale)
 
 def _init_mlp(self: MetricGenerator, hidden: tuple[int, ...], dropout: float):
     "The body (Linear, GELU, Dropout per hidden width) and the last layer, its bias the identity."
@@ -105,6 +110,7 @@ def _init_mlp(self: MetricGenerator, hidden: tuple[int, ...], dropout: float):
     with torch.no_grad():
         if self.parameterization == "full":
             self.out.weight.div_(math.sqrt(H))                                     # a RowSum of H blocks: one block's
+        self.out.weight.div_(self.sum_scale)                                       # 'rowmean': the sums' scale, / H
         self._init_out_bias()
 
 MetricGenerator._n_out, MetricGenerator._init_out_bias, MetricGenerator._init_mlp = _n_out, _init_out_bias, _init_mlp
@@ -132,17 +138,17 @@ def _full_metric(self: MetricGenerator,
                  c: Tensor, # (..., D) context
                  layer: int = 0, # which layer asks (the same metric for every layer here)
                 ) -> Tensor: # (..., D, D)
-    "The full cross-head metric `M(c)` (for `'rowsum'`: see `_spread`)."
+    "The full cross-head metric `M(c)` (for a compact generator: see `_spread`)."
     D, H, dh = self.d_model, self.n_heads, self.dh
     lead = c.shape[:-1]
     if not self.use_mlp:
         if c.shape[-1] != D:
             raise ValueError(f"c must have shape (..., {D}), got {tuple(c.shape)}")
-        M0 = _spread(self.M0) if self.parameterization == "rowsum" else self.M0   # (D, D)
+        M0 = self.M0 if self.parameterization == "full" else _spread(self.sum_scale * self.M0)  # (D, D)
         return M0.expand(*lead, D, D)                                              # (..., D, D)
     o = self.out(self._hidden(c))                   # (..., D D) or (..., D dh); head-local: (..., H, D dh or dh dh)
-    if self.parameterization == "rowsum":
-        return _spread(o.reshape(*lead, H, dh, dh))                                # (..., D, D)
+    if self.parameterization != "full":
+        return _spread(self.sum_scale * o.reshape(*lead, H, dh, dh))               # (..., D, D)
     return o.reshape(*lead, D, D)                                                  # head-local: row block i from MLP i
 
 MetricGenerator.full_metric = _full_metric
@@ -154,16 +160,19 @@ def _affine_map(self: MetricGenerator, layer: int = 0) -> tuple[Tensor, Tensor] 
         return None                                                                # static: no hidden activation
     H, dh = self.n_heads, self.dh
     W, b = self.out.weight, self.out.bias                # (rows, n_h), or per head (H, rows / H, n_h); b: 1-d
-    if self.parameterization == "rowsum":
-        return W.view(H, dh, dh, -1), b.view(H, dh, dh)                            # the compact layer itself: no sum
+    if self.parameterization != "full":                                            # the compact layer: no sum
+        W, b = W.view(H, dh, dh, -1), b.view(H, dh, dh)                            # (H, dh, dh, n_h), (H, dh, dh)
+        return (W, b) if self.sum_scale == 1 else (self.sum_scale * W, self.sum_scale * b)
     return W.view(H, dh, H, dh, -1).sum(2), b.view(H, dh, H, dh).sum(2)            # (H, dh, dh, n_h), (H, dh, dh)
 
 MetricGenerator._affine_map = _affine_map
 
 # %% ../nbs/01_generator.ipynb #159ae6cd
 def _static_heads(self: MetricGenerator) -> Tensor: # (H, dh, dh)
-    "The static metric's head metrics: the block-row sums of `M0` (for `'rowsum'`, `M0` itself)."
-    return self.M0 if self.parameterization == "rowsum" else blocks(self.M0, self.n_heads).sum(2)
+    "The static metric's head metrics: the block-row sums of `M0` (compact: `M0` times `sum_scale`)."
+    if self.parameterization == "full":
+        return blocks(self.M0, self.n_heads).sum(2)
+    return self.M0 if self.sum_scale == 1 else self.sum_scale * self.M0
 
 def _head_metrics(self: MetricGenerator,
                   c: Tensor, # (..., D) context: (B, D) per sequence or (B, T, D) per query
@@ -249,41 +258,53 @@ def _head_queries(self: MetricGenerator,
 MetricGenerator.head_queries = MetricGenerator._all_metrics_queries = _head_queries
 
 # %% ../nbs/01_generator.ipynb #71a118d4
-def _to_rowsum(self: MetricGenerator) -> MetricGenerator:
-    "An equivalent `'rowsum'` generator: the same body, a last layer (or static metric) of this one's block-row sums."
-    new = type(self)(self.d_model, self.n_heads, **self._init_kw, parameterization="rowsum")
+def _to_compact(self: MetricGenerator, parameterization: str) -> MetricGenerator:
+    "An equivalent `'rowsum'` or `'rowmean'` generator: the same body, a last layer (or static metric) of the sums."
+    new = type(self)(self.d_model, self.n_heads, **self._init_kw, parameterization=parameterization)
     p = next(self.parameters())
     new = new.to(device=p.device, dtype=p.dtype)
     H, dh = self.n_heads, self.dh
     full = self.parameterization == "full"
     with torch.no_grad():
         if not self.use_mlp:
-            new.M0.copy_(blocks(self.M0, H).sum(2) if full else self.M0)           # (H, dh, dh)
+            sums = blocks(self.M0, H).sum(2) if full else self.sum_scale * self.M0     # (H, dh, dh)
+            new.M0.copy_(sums / new.sum_scale)
+            return new.train(self.training)
+        new.body.load_state_dict(self.body.state_dict())
+        W, b = self.out.weight, self.out.bias
+        if full:
+            W, b = W.view(H, dh, H, dh, -1).sum(2), b.view(H, dh, H, dh).sum(2)    # (H, dh, dh, n_h), (H, dh, dh)
         else:
-            new.body.load_state_dict(self.body.state_dict())
-            W, b = self.out.weight, self.out.bias
-            if full:
-                W, b = W.view(H, dh, H, dh, -1).sum(2), b.view(H, dh, H, dh).sum(2)  # (H, dh, dh, n_h), (H, dh, dh)
-            new.out.weight.copy_(W.reshape(new.out.weight.shape))
-            new.out.bias.copy_(b.reshape(new.out.bias.shape))
+            W, b = self.sum_scale * W, self.sum_scale * b                          # the sums themselves
+        new.out.weight.copy_(W.reshape(new.out.weight.shape) / new.sum_scale)
+        new.out.bias.copy_(b.reshape(new.out.bias.shape) / new.sum_scale)
     return new.train(self.training)
 
+def _to_rowsum(self: MetricGenerator) -> MetricGenerator:
+    "An equivalent `'rowsum'` generator: its last layer (or static metric) holds this one's block-row sums."
+    return self._to_compact("rowsum")
+
+def _to_rowmean(self: MetricGenerator) -> MetricGenerator:
+    "An equivalent `'rowmean'` generator: its last layer (or static metric) holds this one's block-row sums over H."
+    return self._to_compact("rowmean")
+
 def _compact_params(self: MetricGenerator) -> list[nn.Parameter]:
-    "Parameters holding block-row sums, each standing for `H` equal blocks of the `'full'` model; empty for `'full'`."
-    if self.parameterization != "rowsum":
+    "Parameters holding block-row sums (`'rowmean'`: sums / H), each standing for `H` blocks of `'full'`; else []."
+    if self.parameterization == "full":
         return []
     if not self.use_mlp:
         return [self.M0]
     return [self.out.weight, self.out.bias]
 
-MetricGenerator.to_rowsum, MetricGenerator._compact_params = _to_rowsum, _compact_params
+MetricGenerator._to_compact, MetricGenerator._compact_params = _to_compact, _compact_params
+MetricGenerator.to_rowsum, MetricGenerator.to_rowmean = _to_rowsum, _to_rowmean
 
 # %% ../nbs/01a_learn.ipynb #3380e0e5
 def _identifiable_count(self: MetricGenerator) -> int:
     "How many of this generator's parameters can influence the head metrics."
     D, H, dh = self.d_model, self.n_heads, self.dh
     n = sum(p.numel() for p in self.parameters())
-    if self.parameterization == "rowsum":
+    if self.parameterization != "full":
         return n
     if not self.use_mlp:
         return n - D * D + D * dh                                                  # M0: only its block-row sums
@@ -299,20 +320,20 @@ def metric_param_counts(model: nn.Module) -> dict:
                 identifiable=sum(g._identifiable_count() for g in gens))
 
 # %% ../nbs/01a_learn.ipynb #dfeca660
-def _compact_factors(model: nn.Module) -> dict[int, int]:
-    "`id(parameter) -> H` for every compact (block-row sum) parameter of every `'rowsum'` generator in `model`."
+def _compact_factors(model: nn.Module) -> dict[int, tuple[int, int]]:
+    "`id(parameter) -> (H, sum_scale)` for every compact parameter of every `'rowsum'` or `'rowmean'` generator."
     out = {}
     for m in model.modules():
         if isinstance(m, MetricGenerator):
             for p in m._compact_params():
-                out[id(p)] = m.n_heads
+                out[id(p)] = (m.n_heads, m.sum_scale)
     return out
 
 def param_groups(model: nn.Module,
                  lr: float, # the learning rate of the 'full' model
                  weight_decay: float, # AdamW's decoupled weight decay of the 'full' model, on matrices only
                 ) -> list[dict]:
-    "AdamW groups that train `'rowsum'` generators as their `'full'` twins: compact layers at `lr * H`, `wd / H`."
+    "AdamW groups that train compact generators as their `'full'` twins: `'rowsum'` layers at `lr * H`, `wd / H`."
     if not lr > 0:
         raise ValueError(f"lr must be a positive number, got {lr!r}")
     if not weight_decay >= 0:
@@ -321,8 +342,9 @@ def param_groups(model: nn.Module,
     for p in model.parameters():
         if not p.requires_grad:
             continue
-        key = (factor.get(id(p), 1), p.ndim >= 2)                                 # biases and norms: no decay
-        groups.setdefault(key, []).append(p)
+        H, s = factor.get(id(p), (1, 1))
+        key = (H // s, p.ndim >= 2)                             # 'rowsum': H; 'rowmean' (x H built in) and others: 1
+        groups.setdefault(key, []).append(p)                                       # biases and norms: no decay
     return [dict(params=ps, lr=lr * f, weight_decay=weight_decay / f if decay else 0.0)
             for (f, decay), ps in groups.items()]
 
@@ -330,12 +352,12 @@ def param_groups(model: nn.Module,
 def clip_grad_norm_(model: nn.Module,
                     max_norm: float, # clip to this global 2-norm (float('inf'): measure only)
                    ) -> Tensor: # the global gradient norm the 'full' model would have, before clipping
-    "`torch.nn.utils.clip_grad_norm_` with each compact gradient counted `H` times (its squared norm times `H`)."
+    "`torch.nn.utils.clip_grad_norm_` with each compact gradient's squared norm counted `H / sum_scale**2` times."
     factor = _compact_factors(model)
-    grads = [(p.grad, factor.get(id(p), 1)) for p in model.parameters() if p.grad is not None]
+    grads = [(p.grad, factor.get(id(p), (1, 1))) for p in model.parameters() if p.grad is not None]
     if not grads:
         return torch.zeros(())
-    norms = [torch.linalg.vector_norm(g.detach()) * math.sqrt(f) for g, f in grads]
+    norms = [torch.linalg.vector_norm(g.detach()) * (math.sqrt(H) / s) for g, (H, s) in grads]
     total = torch.linalg.vector_norm(torch.stack([n.to(norms[0]) for n in norms]))
     coef = (max_norm / (total + 1e-6)).clamp(max=1.0)                              # torch's own formula
     for g, _ in grads:

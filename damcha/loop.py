@@ -22,10 +22,10 @@ from .images import PatchReconstructor, row_mask, masked_patch_mse, patchify
 
 # %% auto #0
 __all__ = ['TASKS', 'MAX_SEED', 'MAX_INT', 'APPLIES', 'tiny_train', 'default_warmup', 'named_params', 'check_value',
-           'check_options', 'option_error', 'check_layer_options', 'TrainConfig', 'config_dict', 'resolve_device',
-           'setup_distributed', 'autocast_for', 'stress', 'distribute', 'build_model', 'model_params',
-           'attention_flops_per_token', 'step_generator', 'train_batch', 'eval_batches', 'aux_loss', 'lr_at',
-           'make_optimizer', 'set_lr', 'train_step', 'evaluate_split', 'AttentionMonitor', 'grad_norm_stats',
+           'check_options', 'option_error', 'loop_generator_kwargs', 'check_layer_options', 'TrainConfig',
+           'config_dict', 'resolve_device', 'setup_distributed', 'autocast_for', 'stress', 'distribute', 'build_model',
+           'model_params', 'attention_flops_per_token', 'step_generator', 'train_batch', 'eval_batches', 'aux_loss',
+           'lr_at', 'make_optimizer', 'set_lr', 'train_step', 'evaluate_split', 'AttentionMonitor', 'grad_norm_stats',
            'run_grad_norm_stats', 'stability_summary', 'measure_logits']
 
 # %% ../nbs/09_loop.ipynb #56d7c22d
@@ -218,6 +218,13 @@ _SET_BY = {"attn_kwargs": dict(dropout="dropout", own_generator="share_mlp", use
                                mlp_hidden="mlp_hidden"),
            "generator_kwargs": dict(hidden="mlp_hidden", use_mlp="use_mlp")}
 
+def loop_generator_kwargs(attention: str, generator_kwargs: dict) -> dict | None:
+    "The generator options a run builds with: DAMCHA's `parameterization` is `'full'` unless they name one."
+    gkw = dict(generator_kwargs)
+    if attention == "damcha":
+        gkw.setdefault("parameterization", "full")
+    return gkw or None
+
 def check_layer_options(cfg) -> tuple[dict, dict]:
     "`cfg`'s attn_kwargs and generator_kwargs, typed and tried on one layer of its stack; a ValueError naming the key."
     from damcha.ablations import AblatedGenerator
@@ -231,11 +238,12 @@ def check_layer_options(cfg) -> tuple[dict, dict]:
     sizes = (cfg.d_model, cfg.n_heads, 1, cfg.d_ff, cfg.attention, cfg.share_mlp, cfg.use_mlp, cfg.mlp_hidden,
              cfg.dropout)
     def build(gkw, akw):
+        gkw = loop_generator_kwargs(cfg.attention, gkw)                          # as build_model builds it
         try:
             with torch.device("meta"):                                           # no memory, no initialisation
-                Stack(*sizes, dict(gkw) or None, dict(akw) or None)
+                Stack(*sizes, gkw, dict(akw) or None)
         except (NotImplementedError, RuntimeError):                              # a layer that needs real numbers
-            Stack(*sizes, dict(gkw) or None, dict(akw) or None)
+            Stack(*sizes, gkw, dict(akw) or None)
     for where, kw, one in (("generator_kwargs", gen, lambda d: build(d, {})),
                            ("attn_kwargs", att, lambda d: build(gen, d))):
         try:
@@ -289,7 +297,7 @@ class TrainConfig:
     progress: bool = True # progress bar on rank 0
     tensorboard: bool = False # also TensorBoard event files in out: every number of metrics.jsonl, by step
     attn_kwargs: dict = field(default_factory=dict) # extra attention options (m, n_experts, ...)
-    generator_kwargs: dict = field(default_factory=dict) # DAMCHA ablations (rank, layer_bias, off_diag_mode, ...)
+    generator_kwargs: dict = field(default_factory=dict) # DAMCHA generator options (parameterization 'full', rank...)
 
     def __post_init__(self):
         try:
@@ -368,7 +376,7 @@ def distribute(model: nn.Module, cfg: TrainConfig, device: torch.device, world: 
 def build_model(cfg: TrainConfig, task: Task) -> nn.Module:
     "The model `cfg` asks for, shaped for `task`."
     common = dict(attention=cfg.attention, share_mlp=cfg.share_mlp, mlp_hidden=cfg.mlp_hidden, dropout=cfg.dropout,
-                  use_mlp=cfg.use_mlp, generator_kwargs=dict(cfg.generator_kwargs) or None,
+                  use_mlp=cfg.use_mlp, generator_kwargs=loop_generator_kwargs(cfg.attention, cfg.generator_kwargs),
                   attn_kwargs=dict(cfg.attn_kwargs) or None)
     size = (cfg.d_model, cfg.n_heads, cfg.n_layers, cfg.d_ff)
     if task.kind == "lm":

@@ -14,7 +14,7 @@ from .metric import check_int, head_dim
 from .generator import MetricGenerator, context, metric_param_counts
 from .ablations import make_generator
 from .contract import check_tokens, check_padding_mask
-from .attention import DamchaAttention, cached_context
+from .attention import DamchaAttention, cached_context, default_parameterization
 from .mahalanobis import MatroidalAttention, DenseMahalanobisAttention, MatroidalQKAttention, DenseQKAttention
 from .baselines import (MultiHeadAttention, TiedMultiHeadAttention, qk_dim_for_params,
                               TalkingHeadsAttention, DCMHAttention, CollaborativeAttention,
@@ -22,7 +22,7 @@ from .baselines import (MultiHeadAttention, TiedMultiHeadAttention, qk_dim_for_p
 
 # %% auto #0
 __all__ = ['ATTENTIONS', 'attention_class', 'make_attention', 'matched_qk_dim', 'Block', 'Stack', 'Decoder', 'VisionTransformer',
-           'sinusoidal_positions', 'TransformerPC', 'param_counts', 'to_rowsum']
+           'sinusoidal_positions', 'TransformerPC', 'param_counts', 'to_rowsum', 'to_rowmean']
 
 # %% ../nbs/07_models.ipynb #4711d92d
 ATTENTIONS: dict[str, type[nn.Module]] = {
@@ -88,7 +88,7 @@ class Stack(nn.Module):
                  attention: str = "damcha", # a name in ATTENTIONS
                  share_mlp: bool = True, # DAMCHA: one generator for the stack, fed the stack input
                  use_mlp: bool = True, # DAMCHA: input-dependent metric (False: static)
-                 mlp_hidden: tuple[int, ...] = (256, 512),
+                 mlp_hidden: tuple[int, ...] = (64,), # DAMCHA: generator hidden widths (the reference's: (256, 512))
                  dropout: float = 0.0,
                  generator_kwargs: dict | None = None, # DAMCHA generator options: parameterization, context, rank, ...
                  attn_kwargs: dict | None = None, # passed to every attention (non-DAMCHA options)
@@ -102,6 +102,8 @@ class Stack(nn.Module):
         gkw, akw = dict(generator_kwargs or {}), dict(attn_kwargs or {})
         self.d_model, self.n_layers, self.attention = d_model, n_layers, attention
         self.shared = attention == "damcha" and share_mlp
+        if attention == "damcha":
+            gkw.setdefault("parameterization", default_parameterization(gkw))        # 'rowmean' unless an ablation
         if gkw.get("layer_bias"):
             gkw.setdefault("n_layers", n_layers if self.shared else 1)
         self.generator = None
@@ -166,9 +168,10 @@ Stack.forward, Stack.get_M_matrices = _stack_forward, _stack_M_matrices
 
 # %% ../nbs/07_models.ipynb #f5d52fff
 class Decoder(nn.Module):
-    "Causal language model: token ids `(B, T)` -> logits `(B, T, vocab_size)`."
+    """Causal language model: token ids `(B, T)` -> logits `(B, T, vocab_size)`. At GPT-2 small's shape
+    `Decoder(50257, 768, 12, 12, 3072, 1024)` holds 113,509,696 parameters (GPT-2 small: 124,439,808)."""
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, n_layers: int, d_ff: int, max_len: int,
-                 attention: str = "damcha", share_mlp: bool = True, mlp_hidden: tuple[int, ...] = (256, 512),
+                 attention: str = "damcha", share_mlp: bool = True, mlp_hidden: tuple[int, ...] = (64,),
                  dropout: float = 0.0, use_mlp: bool = True,
                  generator_kwargs: dict | None = None, attn_kwargs: dict | None = None):
         super().__init__()
@@ -268,7 +271,7 @@ class VisionTransformer(nn.Module):
     "Images `(B, C, H, W)` -> class logits `(B, n_classes)`."
     def __init__(self, image_size: int, patch_size: int, in_chans: int, n_classes: int, d_model: int, n_heads: int,
                  n_layers: int, d_ff: int, attention: str = "damcha", share_mlp: bool = True,
-                 mlp_hidden: tuple[int, ...] = (256, 512), dropout: float = 0.0, use_mlp: bool = True,
+                 mlp_hidden: tuple[int, ...] = (64,), dropout: float = 0.0, use_mlp: bool = True,
                  pool: str = "cls", # 'cls' (class token) or 'mean'
                  generator_kwargs: dict | None = None, attn_kwargs: dict | None = None):
         super().__init__()
@@ -353,17 +356,25 @@ def param_counts(model: nn.Module) -> dict[str, int]:
                 generator=sum(size[i] for i in gen), metric_nominal=metric["nominal"],
                 metric_identifiable=metric["identifiable"])
 
-def to_rowsum(model: nn.Module) -> nn.Module:
-    "A copy of `model` with every `'full'` `MetricGenerator` replaced by its `to_rowsum()` equivalent; `model` is kept."
+def _to_compact(model: nn.Module, parameterization: str) -> nn.Module:
+    "A copy of `model` with every other `MetricGenerator` replaced by its `parameterization` twin; `model` is kept."
     model = copy.deepcopy(model)
     slots, new = [], {}
     for parent in model.modules():
         for name, child in parent.named_children():
-            if isinstance(child, MetricGenerator) and child.parameterization == "full":
+            if isinstance(child, MetricGenerator) and child.parameterization != parameterization:
                 slots.append((parent, name, child))
     for _, _, child in slots:                                                  # a shared generator converts once
         if id(child) not in new:
-            new[id(child)] = child.to_rowsum()
+            new[id(child)] = child.to_rowsum() if parameterization == "rowsum" else child.to_rowmean()
     for parent, name, child in slots:
         setattr(parent, name, new[id(child)])
     return model
+
+def to_rowsum(model: nn.Module) -> nn.Module:
+    "A copy of `model` whose `MetricGenerator`s are their `to_rowsum()` equivalents; `model` is kept."
+    return _to_compact(model, "rowsum")
+
+def to_rowmean(model: nn.Module) -> nn.Module:
+    "A copy of `model` whose `MetricGenerator`s are their `to_rowmean()` equivalents; `model` is kept."
+    return _to_compact(model, "rowmean")

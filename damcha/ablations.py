@@ -179,7 +179,7 @@ AblatedGenerator.full_metric = _full_metric_ablated
 
 # %% ../nbs/01b_ablations.ipynb #6c4d6fb9
 def _rowsum_factor(self: AblatedGenerator) -> float:
-    "With block scales `(s_d, s_o)`, a `'rowsum'` generator's head metric is this factor times its block-row sum."
+    "With block scales `(s_d, s_o)`, a compact generator's head metric is this factor times its block-row sum."
     return self.off_diag_scale + (self.diag_scale - self.off_diag_scale) / self.n_heads
 
 def _affine_map_ablated(self: AblatedGenerator, layer: int = 0) -> tuple[Tensor, Tensor] | None:
@@ -198,7 +198,7 @@ def _affine_core(self: AblatedGenerator) -> tuple[Tensor, Tensor] | None:
     W, b = self.out.weight, self.out.bias
     if self.mode == "mlp":
         Weff, beff = MetricGenerator._affine_map(self)                             # chapter 01's map
-        if self.parameterization == "rowsum":
+        if self.parameterization != "full":                                        # 'rowsum', 'rowmean': no blocks
             f = self._rowsum_factor()
             return (Weff, beff) if f == 1.0 else (f * Weff, f * beff)
         if (sd, so) == (1.0, 1.0):
@@ -214,8 +214,8 @@ def _affine_core(self: AblatedGenerator) -> tuple[Tensor, Tensor] | None:
 
 def _static_heads_ablated(self: AblatedGenerator) -> Tensor: # (H, dh, dh)
     "The static metric's head metrics under the block scales."
-    if self.parameterization == "rowsum":
-        return self._rowsum_factor() * self.M0
+    if self.parameterization != "full":                                            # the sums, times the factor
+        return self._rowsum_factor() * MetricGenerator._static_heads(self)
     Mb, sd, so = blocks(self.M0, self.n_heads), self.diag_scale, self.off_diag_scale  # (H, dh, H, dh)
     return so * Mb.sum(2) + (sd - so) * torch.einsum('iaib->iab', Mb)
 
@@ -242,13 +242,13 @@ def _head_metrics_ablated(self: AblatedGenerator, c: Tensor, layer: int = 0) -> 
     m = U @ Vt.transpose(-1, -2) / math.sqrt(r)                                    # (..., H, dh, dh)
     return m + self._layer_bias_heads(layer) if self.layer_bias else m
 
-def _to_rowsum_ablated(self: AblatedGenerator) -> AblatedGenerator:
-    "Chapter 01's `to_rowsum` (refused for an ablation, which has no compact form), keeping the block scales."
-    new = MetricGenerator.to_rowsum(self)
+def _to_compact_ablated(self: AblatedGenerator, parameterization: str) -> AblatedGenerator:
+    "Chapter 01's `to_rowsum` and `to_rowmean` (refused for an ablation: no compact form), keeping the block scales."
+    new = MetricGenerator._to_compact(self, parameterization)
     new.diag_scale, new.off_diag_scale = self.diag_scale, self.off_diag_scale
     return new
 
-AblatedGenerator.head_metrics, AblatedGenerator.to_rowsum = _head_metrics_ablated, _to_rowsum_ablated
+AblatedGenerator.head_metrics, AblatedGenerator._to_compact = _head_metrics_ablated, _to_compact_ablated
 
 # %% ../nbs/01b_ablations.ipynb #e8301b9b
 def _identifiable_count_ablated(self: AblatedGenerator) -> int:

@@ -100,10 +100,10 @@ def candidates(shape: Shape, device="cpu", seed: int = 0) -> list[Candidate]:
     D, H, dh, c = shape.D, shape.H, shape.dh, shape.causal
     mha = MultiHeadAttention(D, H).to(device)
     out = [Candidate("mha", mha, _layer(mha, c))]
-    dam = DamchaAttention(D, H, mlp_hidden=shape.hidden).to(device)
+    dam = DamchaAttention(D, H, mlp_hidden=shape.hidden, parameterization="full").to(device)  # the paper's generator
     out.append(Candidate("damcha", dam, _layer(dam, c)))
     if c:                                                                              # the reference's plain path
-        plain = DamchaAttention(D, H, mlp_hidden=shape.hidden, chunk_size=None).to(device)
+        plain = DamchaAttention(D, H, mlp_hidden=shape.hidden, parameterization="full", chunk_size=None).to(device)
         plain.load_state_dict(dam.state_dict())
         out.append(Candidate("damcha plain", plain, _layer(plain, c)))
     rs = DamchaAttention(D, H, mlp_hidden=shape.hidden, parameterization="rowsum").to(device)

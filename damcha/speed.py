@@ -142,7 +142,7 @@ def model_candidates(shape: ModelShape, device="cpu", seed: int = 0) -> dict[str
     "One `Decoder` per attention of the registry; DAMCHA (shared generator) full and `'rowsum'`."
     out = {}
     for name in ATTENTIONS:
-        kws = [(name, None)]
+        kws = [(name, dict(parameterization="full") if name == "damcha" else None)]  # DAMCHA: the paper's generator
         if name == "damcha":
             kws.append(("damcha rowsum", dict(parameterization="rowsum")))
         for label, gkw in kws:

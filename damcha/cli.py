@@ -4,11 +4,11 @@
 
 # %% ../nbs/15_cli.ipynb #0817d27f
 from __future__ import annotations
-import argparse, contextlib, dataclasses, json, math, os, re, sys
+import argparse, contextlib, dataclasses, json, math, os, re, shlex, stat, sys
 from pathlib import Path
 from .flags import OneLineParser, check_out, one_line
 from .flags import parse_finite, parse_int, parse_kv, parse_seeds, parse_threads, parse_widths, spell_flags
-from .files import io_message
+from .files import io_message, read_json
 
 # %% auto #0
 __all__ = ['main']
@@ -211,7 +211,7 @@ def _summary(res: dict, cfg) -> None:
     parts = [f"{s}_* on the first {min(n, sizes[s])} of {sizes[s]} {s} examples" for s in ("val", "test")
              if s in sizes and (s == "val" or any(k.startswith("test_") for k in shown))]
     print(f"({'; '.join(parts)}: --eval-batches {cfg.eval_batches} x --batch-size {cfg.batch_size}; "
-          f"`damcha evaluate {cfg.out}` scores the whole test split)")
+          f"`damcha evaluate {shlex.quote(cfg.out)}` scores the whole test split)")
     if last:
         print(f"params {last['params_total']:,} (attention {last['params_attention']:,}, "
               f"metric {last['params_metric']:,}); attention {last['attn_flops_per_token']:,.0f} FLOPs/token; "
@@ -240,7 +240,7 @@ def _cmd_train(args) -> int:
     hook = _train_hook(args, cfg)
     if int(os.environ.get("RANK", "0")) == 0:                            # one process of a torchrun job checks
         check_out(cfg.out)
-    args.continue_with = f"continue with the same options and --resume --out {cfg.out}"
+    args.continue_with = f"continue with the same options and --resume --out {shlex.quote(cfg.out)}"
     if args.threads is not None:
         import torch
         torch.set_num_threads(args.threads)
@@ -304,8 +304,8 @@ def _cmd_compare(args) -> int:
     out = args.out or f"runs/compare-{args.preset}"
     kw = dict(dry_run=args.dry_run, ptb_dir=args.ptb, seeds=args.seeds, keep_checkpoints=args.keep_checkpoints,
               only=args.only)
+    from damcha.cluster import cluster_options, RunsNotRecordedError
     try:
-        from damcha.cluster import cluster_options
         kw.update(cluster_options(args, out))
         if not args.dry_run:
             check_out(out)
@@ -316,7 +316,7 @@ def _cmd_compare(args) -> int:
             torch.set_num_threads(args.threads)
         with _notices("compare"):                                     # a damaged results.jsonl line, a fallback
             compare(args.preset, out, **kw)
-    except ValueError as e:
+    except (ValueError, RunsNotRecordedError) as e:                    # a Ray driver's missing rows: rerun to record
         raise ValueError(spell_flags(e, _COMPARE_FLAGS)) from None
     except OSError as e:                                                 # a full disk: the file and --out named
         msg = io_message(e, {"--out": out, "--ptb": args.ptb})
@@ -354,6 +354,8 @@ def _cmd_bench(args) -> int:
     if args.repeats >= 1 and args.rounds > args.repeats and args.rounds != 3:       # the default 3: capped at repeats
         raise ValueError(f"--rounds {args.rounds} is more than --repeats {args.repeats}: the timed steps are split "
                          f"among the rounds, so a round without one would time nothing (--rounds <= --repeats)")
+    if args.shapes is not None and not [s for s in args.shapes.split(",") if s.strip()]:
+        raise ValueError(f"--shapes must name at least one of decoder, vit, long, got {args.shapes!r}")
     if args.out is not None:
         check_out(args.out)                                                     # before minutes of measuring
     return run_from_args(args)
@@ -420,7 +422,7 @@ def _check_evaluate_args(args) -> Path:
 def _is_evaluation(path: Path) -> bool:
     "Whether `path` holds an evaluation record of `damcha evaluate` (which a new evaluation may replace)."
     try:
-        rec = json.loads(path.read_text(encoding="utf-8"))
+        rec = read_json(path, "--out", 1 << 24)                            # a regular file, read with a bound
     except (OSError, ValueError):
         return False
     return isinstance(rec, dict) and {"run", "checkpoint", "step", "kind", "split"} <= set(rec)
@@ -428,7 +430,10 @@ def _is_evaluation(path: Path) -> bool:
 def _is_samples(path: Path) -> bool:
     "Whether `path` holds the samples of an earlier `damcha evaluate`: JSON lines with source, reference, hypothesis."
     try:
-        first = json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])
+        if not stat.S_ISREG(os.stat(path).st_mode):                      # a device or a pipe: never read
+            return False
+        with open(path, "rb") as f:
+            first = json.loads(f.readline(1 << 20))                        # its first line, read with a bound
     except (OSError, ValueError):
         return False
     return isinstance(first, dict) and {"source", "reference", "hypothesis"} <= set(first)
@@ -529,6 +534,19 @@ def _samples_path(out: Path) -> Path:
     "Where a source-conditioned run's samples go: `samples.jsonl` beside `evaluation.json`, else `NAME.samples.jsonl`."
     return out.with_name("samples.jsonl" if out.name == "evaluation.json" else f"{out.stem}.samples.jsonl")
 
+def _run_data(args, data, ckpt: Path):
+    """The data a run read: its absolute path as recorded. A relative one (a run of an older damcha) names no folder
+    it is relative to: it is read in RUN_DIR, saying so, and refused when not there."""
+    if not isinstance(data, str) or data == "synthetic" or os.path.isabs(data):
+        return data
+    here = Path(args.run_dir) / data
+    if not os.path.lexists(here):
+        raise ValueError(f"RUN_DIR {args.run_dir}: its checkpoint {ckpt} records the data {data!r}, relative to a "
+                         f"folder it does not name; {here} does not exist (link the run's data there to score it)")
+    print(f"damcha evaluate: its checkpoint records the data {data!r}, relative to a folder it does not name; "
+          f"reading {here}", file=sys.stderr)
+    return str(here.resolve())
+
 def _rebuilt_task(args, cfg, kind: str):
     "The run's task, rebuilt from its recorded (absolute) data; a FIFO or a file that is not text is one line."
     from damcha.files import check_data_path, not_text
@@ -572,6 +590,7 @@ def _cmd_evaluate(args) -> int:
         print(f"damcha evaluate: {run / 'ckpt.pt'} {why}; scoring the previous checkpoint {path} (step {ck['step']})",
               file=sys.stderr)
     cfg = _run_config(ck)
+    cfg.data = _run_data(args, cfg.data, path)
     kind = _run_kind(cfg.task, cfg.objective)
     _check_applies(args, kind, cfg.task)
     if kind == "seq2seq":                                                # its samples: nothing written over either

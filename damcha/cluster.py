@@ -4,73 +4,17 @@
 
 # %% ../nbs/11e_cluster.ipynb #4e2098cd
 from __future__ import annotations
-import json, math, os, re, socket, time
+import json, logging, math, os, re, socket, time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 from .experiments import RunSpec, run_record, failure_record, finished_runs, append_result, result_line
-from .runs import RunLockedError, read_metrics, pid_alive
+from .experiments import DriverLock, DriverLockedError, DRIVER_LOCK, HEARTBEAT, STALE   # chapter 11's lock
+from .runs import RunLockedError, read_metrics
 
 # %% auto #0
-__all__ = ['DRIVER_LOCK', 'HEARTBEAT', 'STALE', 'TIMING', 'DriverLockedError', 'DriverLock', 'parse_ray', 'check_ray_out',
-           'ray_task', 'connect', 'RayBackend', 'read_events', 'board_mismatches', 'deterministic',
-           'add_cluster_arguments', 'cluster_options']
-
-# %% ../nbs/11e_cluster.ipynb #54864ace
-DRIVER_LOCK = "driver.json" # the lock a Ray driver holds in --out
-HEARTBEAT = 10.0 # seconds between the driver's touches of its lock
-STALE = 60.0 # a lock from another host untouched this long is a dead driver's
-
-class DriverLockedError(ValueError):
-    "Another live driver runs a comparison on this output folder."
-
-# %% ../nbs/11e_cluster.ipynb #2f22d85d
-class DriverLock:
-    "The one driver of `out`: a file naming its host and process, refused while a live driver holds it."
-    def __init__(self, out: str | Path):
-        self.out, self.path = Path(out), Path(out) / DRIVER_LOCK
-        self.out.mkdir(parents=True, exist_ok=True)
-        self.me = dict(host=socket.gethostname(), pid=os.getpid())
-        for _ in range(3):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                holder = self._holder()
-                if holder is not None:
-                    raise DriverLockedError(f"out {self.out}: another damcha compare driver (process {holder['pid']} "
-                                            f"on {holder['host']}) runs on it; wait for it or choose another --out")
-                self.path.unlink(missing_ok=True)                                 # a dead driver's: taken over
-                continue
-            with os.fdopen(fd, "w") as f:
-                json.dump(self.me, f)
-            return
-        raise DriverLockedError(f"out {self.out}: other drivers keep taking it; choose another --out")
-
-    def _holder(self) -> dict | None:
-        "The live driver that holds the lock (None: nobody, or a dead driver)."
-        try:
-            text, age = self.path.read_text(), time.time() - self.path.stat().st_mtime
-        except FileNotFoundError:
-            return None
-        try:
-            held = json.loads(text)
-        except json.JSONDecodeError:                                              # being written just now, or damaged
-            return dict(host="?", pid="?") if age < 5 else None
-        if held.get("host") == self.me["host"]:
-            return held if isinstance(held.get("pid"), int) and pid_alive(held["pid"]) else None
-        return held if age < STALE else None                                      # another host: its heartbeat
-
-    def touch(self):
-        "The heartbeat that drivers on other hosts look at."
-        os.utime(self.path)
-
-    def release(self):
-        "Give the lock back (only this driver's own)."
-        try:
-            if json.loads(self.path.read_text()) == self.me:
-                self.path.unlink()
-        except (FileNotFoundError, json.JSONDecodeError):
-            pass
+__all__ = ['TIMING', 'parse_ray', 'check_ray_out', 'ray_task', 'connect', 'RayBackend', 'RunsNotRecordedError', 'read_events',
+           'board_mismatches', 'deterministic', 'add_cluster_arguments', 'cluster_options']
 
 # %% ../nbs/11e_cluster.ipynb #15bd469c
 def parse_ray(value: str) -> str:
@@ -91,7 +35,8 @@ def check_ray_out(address: str, out: str | Path) -> Path:
 # %% ../nbs/11e_cluster.ipynb #2e5cdb7a
 def ray_task(spec: RunSpec, run_dir: str, tensorboard: bool = False, threads: int = 1,
              gpus: float = 0) -> tuple[str, object]:
-    "One Ray task's work: ('row', the run's results row), or ('held', why) when another process trains in `run_dir`."
+    """One Ray task's work: ('row', the run's results row); ('held', why) when another process trains in `run_dir`;
+    ('io', why) when a file could not be read or written (a full disk): no row, so the next command resumes it."""
     if not gpus:
         os.environ["CUDA_VISIBLE_DEVICES"] = ""                                 # no GPU asked for: the CPU
     import torch
@@ -101,25 +46,85 @@ def ray_task(spec: RunSpec, run_dir: str, tensorboard: bool = False, threads: in
         return "row", run_record(spec, run_dir, log=print, tensorboard=tensorboard)
     except RunLockedError as e:
         return "held", str(e)
-    except (ValueError, OSError, ImportError, RuntimeError) as e:              # its own failure: recorded once
+    except OSError as e:                                                        # the machine's failure, not the run's
+        return "io", " ".join(f"{type(e).__name__}: {e}".split()) + "; its checkpoints are kept"
+    except (ValueError, ImportError, RuntimeError) as e:                        # its own failure: recorded once
         why = " ".join(f"{type(e).__name__}: {e}".split())
         return "row", failure_record(spec, run_dir, why, time.time() - t0)
 
+# %% ../nbs/11e_cluster.ipynb #d808a22c
+def _fits(nodes: list[dict], threads: int, gpus: float, where: str) -> None:
+    "A ValueError naming --gpus or --threads unless one of `nodes` (their resources) holds what one run asks for."
+    if any(n.get("CPU", 0) >= threads and n.get("GPU", 0) >= gpus for n in nodes):
+        return
+    short_of_gpus = not any(n.get("GPU", 0) >= gpus for n in nodes)
+    flag, want, key = ("--gpus", f"{gpus:g} GPU(s)", "GPU") if short_of_gpus else \
+        ("--threads", f"{threads} CPU(s)", "CPU")
+    most = max((n.get(key, 0) for n in nodes), default=0)
+    raise ValueError(f"{flag}: a run asks for {want}, and no node {where} has them (at most {most:g}); its task "
+                     f"would wait forever")
+
+def _fits_here(threads: int, gpus: float) -> None:
+    "`_fits` for a Ray instance on this machine, before it starts: its CPUs, and the GPUs PyTorch sees."
+    import torch
+    _fits([dict(CPU=os.cpu_count() or 1, GPU=torch.cuda.device_count())], threads, gpus, "on this machine")
+
+def _reachable(address: str, timeout: float = 10.0,
+               given: str | None = None, # the --ray value as typed, when `address` was found from it (`auto`)
+              ) -> str:
+    "`address` when something accepts a connection at its host and port within `timeout` s; else a ValueError."
+    m = re.fullmatch(r"(?:ray://)?\[?([^\]]+?)\]?:(\d+)", address)
+    try:
+        socket.create_connection((m[1], int(m[2])), timeout=timeout).close()
+    except OSError as e:
+        raise ValueError(f"--ray {given or address}: nothing answers at {m[1]}:{m[2]} ({e.strerror or 'timed out'}); "
+                         f"start the cluster's head there (ray start --head) or give its address") from None
+    return address
+
+def _bootstrap(address: str) -> str:
+    "The HOST:PORT `auto` stands for: $RAY_ADDRESS, or the cluster `ray start` last started on this machine."
+    from ray._private.services import canonicalize_bootstrap_address_or_die       # Ray's own lookup
+    try:
+        return canonicalize_bootstrap_address_or_die(address)
+    except Exception as e:
+        why = " ".join(str(e).split())[:200]
+        raise ValueError(f"--ray {address}: no Ray cluster found from this machine ({why})") from None
+
 # %% ../nbs/11e_cluster.ipynb #822659a6
-def connect(address: str, num_cpus: int | None = None) -> bool:
-    "Connect to Ray (`local`: start an instance on this machine, on 127.0.0.1); True when this call started it."
+def connect(address: str, num_cpus: int | None = None,
+            threads: int = 1, # the CPUs one run asks for
+            gpus: float = 0, # the GPUs one run asks for
+           ) -> bool:
+    """Connect to Ray (`local`: start an instance on this machine, on 127.0.0.1); True when this call started it. A
+    failure is one `ValueError` naming the option, within seconds: `_reachable` and `_fits` look before Ray waits."""
+    if address == "local":
+        _fits_here(threads, gpus)                                                # before anything starts
+    elif address != "auto":
+        _reachable(address)
     try:
         import ray
     except ImportError:
         raise ImportError("--ray needs Ray: pip install 'damcha[ray]'") from None
-    if ray.is_initialized():
-        return False
-    if address == "local":
-        ray.init(num_cpus=num_cpus, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
-    else:
-        ray.init(address=address, log_to_driver=False)
-    return True
+    started = not ray.is_initialized()
+    if started:
+        if address == "local":
+            kw = dict(num_cpus=num_cpus, include_dashboard=False, _node_ip_address="127.0.0.1")
+        else:                                                                    # `auto`: the address it stands for
+            found = _bootstrap(address) if address == "auto" else address
+            kw = dict(address=_reachable(found, given=f"{address} ({found})") if address == "auto" else address)
+        try:
+            ray.init(**kw, log_to_driver=False, logging_level=logging.WARNING)
+        except Exception as e:                                                   # Ray's own: one line, naming --ray
+            raise ValueError(f"--ray {address}: Ray did not start: {' '.join(str(e).split())[:300]}") from None
+    try:
+        _fits([n["Resources"] for n in ray.nodes() if n.get("Alive")], threads, gpus, "of the Ray cluster")
+    except ValueError:
+        if started:
+            ray.shutdown()
+        raise
+    return started
 
+# %% ../nbs/11e_cluster.ipynb #6aa5cf85
 @dataclass
 class RayBackend:
     "`compare`'s backend that runs every planned run as a Ray task; the driver is the one writer of results.jsonl."
@@ -130,24 +135,22 @@ class RayBackend:
 
     def __call__(self, plan: Callable, out: str | Path, keep_checkpoints: bool = False, log=print,
                  tensorboard: bool = False) -> list[dict]:
-        "Record every run of `plan()` that `out` lacks; return the rows of `plan()`'s runs."
+        "Record every run of `plan()` that `out` lacks; return the rows of `plan()`'s runs (`compare` holds the lock)."
         parse_ray(self.address)
         out = check_ray_out(self.address, out)
-        lock = DriverLock(out)
+        started = connect(self.address, threads=self.threads or 1, gpus=self.gpus)
         try:
-            started = connect(self.address)
-            try:
-                return self._drive(plan, out, keep_checkpoints, log, tensorboard, lock)
-            finally:
-                if started:
-                    import ray
-                    ray.shutdown()
+            return self._drive(plan, out, keep_checkpoints, log, tensorboard)
         finally:
-            lock.release()
+            if started:
+                import ray
+                ray.shutdown()
 
 # %% ../nbs/11e_cluster.ipynb #22ec2600
-def _drive(self: RayBackend, plan: Callable, out: Path, keep_checkpoints: bool, log, tensorboard: bool,
-           lock: DriverLock) -> list[dict]:
+class RunsNotRecordedError(RuntimeError):
+    "Runs whose tasks ended without a row (held by another process, lost too often, a full disk): rerun to record them."
+
+def _drive(self: RayBackend, plan: Callable, out: Path, keep_checkpoints: bool, log, tensorboard: bool) -> list[dict]:
     import ray
     task = ray.remote(ray_task).options(num_cpus=self.threads or 1, num_gpus=self.gpus, max_retries=self.retries,
                                         retry_exceptions=False)
@@ -165,7 +168,6 @@ def _drive(self: RayBackend, plan: Callable, out: Path, keep_checkpoints: bool, 
             if not running:
                 break
             ready, _ = ray.wait(list(running), num_returns=1, timeout=HEARTBEAT)
-            lock.touch()
             for ref in ready:
                 spec = running.pop(ref)
                 try:
@@ -187,8 +189,8 @@ def _drive(self: RayBackend, plan: Callable, out: Path, keep_checkpoints: bool, 
         if running:                                         # and none of its workers still alive, holding a run's lock
             ray.wait(list(running), num_returns=len(running), timeout=60)
     if missing:
-        raise RuntimeError(f"{len(missing)} run(s) not recorded ({', '.join(missing[:3])}); rerun the same command "
-                           "to try them again")
+        raise RunsNotRecordedError(f"{len(missing)} run(s) not recorded ({', '.join(missing[:3])}); rerun the same "
+                                   "command to try them again")
     done = finished_runs(out)
     return [done[s.run_id] for s in plan()]
 

@@ -4,7 +4,7 @@
 
 # %% ../nbs/11_experiments.ipynb #5f202e0d
 from __future__ import annotations
-import contextlib, json, logging, math, os, re, shutil, statistics, sys, time
+import contextlib, json, logging, math, os, re, shutil, socket, stat, statistics, sys, threading, time, uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -17,6 +17,8 @@ from .train import TrainConfig, train
 from .loop import build_model, evaluate_split, resolve_device, default_warmup, eval_batches
 from .loop import model_params, stability_summary
 from .runs import load_checkpoint, read_metrics, atomic_save, named_os_error, CKPT_FORMAT, pid_alive
+from .runs import RECORDS_LIMIT, make_dirs
+from .files import read_regular
 from .summary import summarize as _summarize, write_tables as _write_tables, table_markdown as _table_markdown
 from .summary import save_figures as _save_figures
 try:
@@ -27,9 +29,10 @@ from .tasks import make_task
 
 # %% auto #0
 __all__ = ['PRESETS', 'MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'PRUNE_DELTAS', 'CLAIM', 'finished_runs', 'append_result',
-           'FULL_SPLIT', 'BEST_EVALUATIONS', 'attention_configs', 'RunSpec', 'Preset', 'register_preset', 'preset_runs',
-           'default_ptb_dir', 'ptb_or_error', 'prune_model', 'attention_peaks', 'post_evaluations', 'read_results',
-           'register_best_evaluation', 'run_record', 'failure_record', 'result_line', 'run_specs', 'compare']
+           'FULL_SPLIT', 'BEST_EVALUATIONS', 'DRIVER_LOCK', 'HEARTBEAT', 'STALE', 'attention_configs', 'RunSpec',
+           'Preset', 'register_preset', 'preset_runs', 'default_ptb_dir', 'ptb_or_error', 'prune_model',
+           'attention_peaks', 'post_evaluations', 'read_results', 'register_best_evaluation', 'run_record',
+           'failure_record', 'result_line', 'run_specs', 'DriverLockedError', 'DriverLock', 'compare']
 
 # %% ../nbs/11_experiments.ipynb #5271c499
 def attention_configs(d: int = 16) -> dict[str, dict]:
@@ -246,14 +249,16 @@ def attention_peaks(model: nn.Module, task, cfg: TrainConfig, device="cpu", batc
 # %% ../nbs/11_experiments.ipynb #4dbc723f
 def post_evaluations(spec: RunSpec, out: Path, device="cpu",
                      model: nn.Module | None = None, # the trained model (a copy is evaluated); None: the checkpoint's
+                     task=None, # the run's task, as `train` returned it (None: built again from the settings)
                     ) -> dict:
     "Make the evaluations `spec.post` asks for, of `model` or else of the run's checkpoint in `out`."
     import copy
     if not spec.post:
         return {}
     cfg = TrainConfig(**spec.settings, seed=spec.seed, out=str(out))
-    task = make_task(cfg.task, data=cfg.data, seq_len=cfg.seq_len, objective=cfg.objective, fraction=cfg.fraction,
-                     seed=cfg.seed)
+    if task is None:
+        task = make_task(cfg.task, data=cfg.data, seq_len=cfg.seq_len, objective=cfg.objective,
+                         fraction=cfg.fraction, seed=cfg.seed)
     if model is None:
         model = build_model(cfg, task)
         model.load_state_dict(load_checkpoint(out / "ckpt.pt", cfg)["model"])
@@ -306,23 +311,45 @@ CLAIM = "claim.pid" # a run's claim file: the id of the process training it
 _log = logging.getLogger("damcha.train")                                  # the notices the command prints
 _noticed: set = set()                                                    # (file, line, text): each said once
 
+_int = lambda v: isinstance(v, int) and not isinstance(v, bool)
+_num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+_point = lambda p: isinstance(p, dict) and _int(p.get("step")) and _num(p.get("val_loss"))
+_ROW_FIELDS = { # field -> (test, what it must be): what chapter 10b's summary and the reports read of a row
+    "run_id": (lambda v: isinstance(v, str) and v != "", "a run id"),
+    "experiment": (lambda v: isinstance(v, str), "a string"), "config": (lambda v: isinstance(v, str), "a string"),
+    "seed": (_int, "an integer"), "settings": (lambda v: isinstance(v, dict), "an object"),
+    "failure": (lambda v: v is None or isinstance(v, str), "null or a string"),
+    "final": (lambda v: v is None or isinstance(v, dict) and _num(v.get("val_loss")), "null or an evaluation record"),
+    "best": (lambda v: v is None or isinstance(v, dict), "null or an object"),
+    "test": (lambda v: v is None or isinstance(v, dict), "null or an object"),
+    "best_val_loss": (lambda v: v is None or _num(v), "null or a number"),
+    "grad_norm_var": (lambda v: v is None or _num(v), "null or a number"),
+    "nonfinite_attn": (_int, "an integer"),
+    "stability": (lambda v: v is None or isinstance(v, dict), "null or an object"),
+    "curve": (lambda v: isinstance(v, list) and all(map(_point, v)), "a list of points with a step and a val_loss"),
+    "post": (lambda v: isinstance(v, dict), "an object"), "seconds": (_num, "a number"),
+}
+_LATER_FIELDS = ("best", "stability") # rows written before these fields existed lack them
+
 def _result_problem(r) -> str | None:
-    "Why a parsed line of results.jsonl is no result row (None: it is one)."
+    "Why a parsed line of results.jsonl is no result row (None: it is one): a field missing, mistyped, or null."
     if not isinstance(r, dict):
         return "not a JSON object"
-    if not isinstance(r.get("run_id"), str) or not r["run_id"]:
-        return "no run_id"
-    if "final" not in r:
-        return "no final"
-    for key in ("final", "best", "test"):
-        if r.get(key) is not None and not isinstance(r[key], dict):
-            return f"{key} is {type(r[key]).__name__}, not an object"
+    for k, (ok, what) in _ROW_FIELDS.items():
+        if k in r and not ok(r[k]):
+            shown = repr(r[k]) if isinstance(r[k], (str, int, float, type(None))) else type(r[k]).__name__
+            return f"{k} is {shown[:30]}, not {what}"
+    missing = [k for k in _ROW_FIELDS if k not in r and k not in _LATER_FIELDS]
+    if missing:
+        return f"no {', '.join(missing[:3])}" + (", ..." if len(missing) > 3 else "")
+    if r["failure"] is None and r["final"] is None:
+        return "final is null, yet the run did not fail"
     return None
 
 def read_results(path: str | Path) -> list[dict]:
-    "The result rows of a `results.jsonl`; a damaged line (bad JSON, cut short, no run_id or final) dropped, said once."
+    "The result rows of a `results.jsonl`; a damaged line (bad JSON, cut short, a field missing or wrong) dropped."
     path, out = Path(path), []
-    for i, line in enumerate(path.read_bytes().splitlines(), 1):
+    for i, line in enumerate(read_regular(path, "results", RECORDS_LIMIT).splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -353,6 +380,8 @@ def _append(path: Path, row: dict) -> None:
     "Append one JSON line under an exclusive lock (several workers may share a results file), on a line of its own."
     try:
         with open(path, "a+b") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):                # a link to a device, a pipe
+                raise ValueError(f"results {path}: is no regular file; nothing was appended to it")
             if fcntl is not None:
                 fcntl.flock(f, fcntl.LOCK_EX)
             cut = f.seek(0, os.SEEK_END) > 0 and f.seek(-1, os.SEEK_END) >= 0 and f.read(1) != b"\n"
@@ -370,7 +399,10 @@ def _claim(path: Path) -> bool:
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
-            text = path.read_text() if path.exists() else ""
+            try:
+                text = read_regular(path, "claim", 64).decode("ascii", "replace")
+            except (OSError, ValueError):                                         # gone, or no claim file: not held
+                text = ""
             young = path.exists() and time.time() - path.stat().st_mtime < 5
             if (text.isdigit() and pid_alive(int(text))) or (not text and young):   # held, or being written just now
                 return False
@@ -434,13 +466,12 @@ def _hooks(spec: RunSpec, run_dir: Path) -> _Hooks | None:
     return _Hooks(hooks) if hooks else None
 
 # %% ../nbs/11_experiments.ipynb #6ebcb3f6
-def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, recs: list[dict], ck: dict | None) -> dict | None:
+def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, task, recs: list[dict],
+                 ck: dict | None) -> dict | None:
     "The best-validation model's step and its scores on the whole validation and test splits (`ck`: the kept best)."
     if ck is None:
         return None
     model.load_state_dict(ck["model"])
-    task = make_task(cfg.task, data=cfg.data, seq_len=cfg.seq_len, objective=cfg.objective, fraction=cfg.fraction,
-                     seed=cfg.seed)
     full = replace(cfg, eval_batches=FULL_SPLIT)
     evals = [r for r in recs if r["kind"] == "eval" and "val_full_loss" in r]
     step = min(evals, key=lambda r: r["val_full_loss"])["step"] if evals else None
@@ -457,8 +488,8 @@ def _best_result(spec: RunSpec, cfg: TrainConfig, model: nn.Module, recs: list[d
 
 def _train_one(spec: RunSpec, run_dir: Path, log, tensorboard: bool = False) -> tuple:
     """Train (or resume) one run; with `spec.select`, keep the best-validation model and score it on both whole splits.
-    Returns the failure, the best result, the post evaluations (from the models `train` left in memory) and their
-    seconds."""
+    Returns the failure, the best result, the post evaluations and their seconds, and the run's records: all of them
+    what `train` returned or raised, no file read back."""
     from damcha.train import NonFiniteLossError
     from damcha.runs import CheckpointError
     bar = dict(progress=sys.stderr.isatty())                                      # a bar in a terminal, not in logs
@@ -479,24 +510,21 @@ def _train_one(spec: RunSpec, run_dir: Path, log, tensorboard: bool = False) -> 
     kw = dict(stop_after=cfg.steps) if spec.select else {}
     hooks = _hooks(spec, run_dir)
     try:
-        train(cfg, setup=held.append, eval_hook=hooks, **kw)
+        res = train(cfg, setup=held.append, eval_hook=hooks, **kw)
     except NonFiniteLossError as e:
-        return str(e), None, {}, 0.0
+        return str(e), None, {}, 0.0, e.records
     t0 = time.time()
-    post = post_evaluations(spec, run_dir, model=held[0])                        # the last model, before the best
+    post = post_evaluations(spec, run_dir, model=held[0], task=res["task"])     # the last model, before the best
     post_seconds = time.time() - t0
     if not spec.select:
-        return None, None, post, post_seconds
-    kept = hooks.hooks[0].kept                                                    # the _BestKeeper's
-    return None, _best_result(spec, cfg, held[0], read_metrics(run_dir / "metrics.jsonl"), kept), post, post_seconds
+        return None, None, post, post_seconds, res["records"]
+    best = _best_result(spec, cfg, held[0], res["task"], res["records"], hooks.hooks[0].kept)   # the _BestKeeper's
+    return None, best, post, post_seconds, res["records"]
 
 # %% ../nbs/11_experiments.ipynb #6216e526
-def _result_row(spec: RunSpec, run_dir: Path, failure: str | None, best: dict | None, seconds: float,
-                post: dict | None = None, # the post evaluations already made (None: made here, from the checkpoint)
-               ) -> dict:
-    "The results.jsonl line of a finished run."
-    path = run_dir / "metrics.jsonl"
-    recs = read_metrics(path) if path.exists() else []                        # none: it failed before training
+def _result_row(spec: RunSpec, recs: list[dict], failure: str | None, best: dict | None, seconds: float,
+                post: dict) -> dict:
+    "The results.jsonl line of a finished run, from its records (`train`'s) and the evaluations made after it."
     evals = [r for r in recs if r["kind"] == "eval"]
     warmup = spec.settings.get("warmup")
     if warmup is None:                                                         # the default follows the run
@@ -510,19 +538,25 @@ def _result_row(spec: RunSpec, run_dir: Path, failure: str | None, best: dict | 
                 grad_norm_var=_grad_norm_variance(evals) if evals else None,
                 nonfinite_attn=sum(r["nonfinite_attn"] for r in recs if r["kind"] in ("eval", "failure")),
                 stability=stability_summary(recs, warmup), curve=curve,
-                post=({} if failure is not None else post_evaluations(spec, run_dir) if post is None else post),
+                post={} if failure is not None else post,
                 seconds=seconds)
 
 def run_record(spec: RunSpec, run_dir: str | Path, log=print, tensorboard: bool = False) -> dict:
     "Train (or resume) one run in `run_dir`; return its results.jsonl row, made from what `train` left in memory."
     run_dir, t0 = Path(run_dir), time.time()
-    failure, best, post, post_seconds = _train_one(spec, run_dir, log, tensorboard)
+    failure, best, post, post_seconds, recs = _train_one(spec, run_dir, log, tensorboard)
     seconds = time.time() - t0 - post_seconds                            # training and the best model's scores
-    return _result_row(spec, run_dir, failure, best, seconds, post)
+    return _result_row(spec, recs, failure, best, seconds, post)
 
 def failure_record(spec: RunSpec, run_dir: str | Path, why: str, seconds: float = 0.0) -> dict:
-    "The results.jsonl row of a run that failed for its own reasons (`why`), from what its folder holds."
-    return _result_row(spec, Path(run_dir), why, None, seconds, {})
+    """The results.jsonl row of a run that raised for its own reasons (`why`). `train` returned nothing, so its records
+    are those its folder holds (none where they cannot be read)."""
+    path = Path(run_dir) / "metrics.jsonl"
+    try:
+        recs = read_metrics(path) if path.exists() else []               # none: it failed before training
+    except (OSError, ValueError):
+        recs = []
+    return _result_row(spec, recs, why, None, seconds, {})
 
 def result_line(row: dict) -> str:
     "The line the runner prints under a run once its row is written."
@@ -603,6 +637,100 @@ def _run_all(preset, ptb_dir, seeds, out: Path, only, keep_checkpoints: bool, lo
         if len(_done(out)) == before:                                           # all of them held by other workers
             time.sleep(wait)
 
+# %% ../nbs/11_experiments.ipynb #fa9853a6
+DRIVER_LOCK = "driver.json" # the lock of the one driver that runs alone on `out` (chapter 11e's Ray driver)
+HEARTBEAT = 10.0 # seconds between the touches of a lock file
+STALE = 60.0 # a lock file from another host untouched this long is a dead process's
+
+class DriverLockedError(ValueError):
+    "Another live driver runs a comparison on this output folder."
+
+def _lock_holder(path: Path, host: str) -> dict | None:
+    "The live process whose lock file is `path` (None: no file, a dead process's, or no lock file at all)."
+    try:
+        raw, age = read_regular(path, "lock", 4096), time.time() - path.stat().st_mtime
+    except (OSError, ValueError):                                                 # gone, or a device in its place
+        return None
+    try:
+        held = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        held = None
+    if not isinstance(held, dict):                                                # being written just now, or damaged
+        return dict(host="?", pid="?") if age < 5 else None
+    if held.get("host") == host:
+        return held if _int(held.get("pid")) and pid_alive(held["pid"]) else None
+    return held if age < STALE else None                                          # another host: its heartbeat
+
+# %% ../nbs/11_experiments.ipynb #6e965532
+class DriverLock:
+    "A driver's hold on `out`: `exclusive`, it runs alone there; else one of the workers, which share it."
+    def __init__(self, out: str | Path, exclusive: bool = True):
+        self.out = Path(out)
+        self.made = make_dirs(self.out)                                           # removed again if left empty
+        self.me = dict(host=socket.gethostname(), pid=os.getpid(), exclusive=exclusive)
+        own = f".compare-{self.me['host']}-{self.me['pid']}-{uuid.uuid4().hex[:8]}.json"   # a worker's own file
+        self.path = self.out / (DRIVER_LOCK if exclusive else own)
+        self._stop = threading.Event()
+        self._take()
+        other = self._other()
+        if other is not None:
+            self.release()
+            self._refuse(other)
+        threading.Thread(target=self._beat, daemon=True).start()
+
+    def _refuse(self, holder: dict):
+        alone = "alone" if holder.get("exclusive", True) else "as one of its workers"
+        raise DriverLockedError(f"out {self.out}: another damcha compare driver (process {holder['pid']} on "
+                                f"{holder['host']}) runs on it {alone}; wait for it or choose another --out")
+
+    def _take(self):
+        "Write this process's lock file; a driver's is created only where no live driver holds one."
+        for _ in range(3):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                holder = _lock_holder(self.path, self.me["host"])
+                if holder is not None:
+                    self._refuse(holder)
+                self.path.unlink(missing_ok=True)                                 # a dead process's: taken over
+                continue
+            with os.fdopen(fd, "w") as f:
+                json.dump(self.me, f)
+            return
+        raise DriverLockedError(f"out {self.out}: other drivers keep taking it; choose another --out")
+
+    def _other(self) -> dict | None:
+        "A live holder of the other kind (a driver beside the workers, any worker beside a driver); dead ones removed."
+        paths = sorted(self.out.glob(".compare-*.json")) if self.me["exclusive"] else [self.out / DRIVER_LOCK]
+        for p in paths:
+            holder = _lock_holder(p, self.me["host"])
+            if holder is not None:
+                return holder
+            with contextlib.suppress(OSError):
+                p.unlink()                                                        # a dead process's
+        return None
+
+# %% ../nbs/11_experiments.ipynb #ac00e90e
+def _beat(self: DriverLock):
+    "The heartbeat that processes on other hosts look at: the lock file touched every `HEARTBEAT` seconds."
+    while not self._stop.wait(HEARTBEAT):
+        with contextlib.suppress(OSError):
+            os.utime(self.path)
+
+def _release(self: DriverLock):
+    "Give the lock back (only this process's own file), and the folders it made if nothing else went there."
+    self._stop.set()
+    try:
+        if json.loads(read_regular(self.path, "lock", 4096)) == self.me:
+            self.path.unlink()
+    except (OSError, ValueError):
+        pass
+    for d in reversed(self.made):
+        with contextlib.suppress(OSError):
+            d.rmdir()                                                             # only if empty
+
+DriverLock._beat, DriverLock.release = _beat, _release                    # methods, in a cell of their own
+
 # %% ../nbs/11_experiments.ipynb #3e2f4a58
 def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_run: bool = False, ptb_dir=None,
             seeds: tuple[int, ...] | None = None, keep_checkpoints: bool = False, only: str | None = None,
@@ -624,16 +752,20 @@ def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_r
         log(f"{len(specs)} runs: {n_done} done, {len(specs) - n_done} to run (in {out}){later}")
         return specs
     _check_ptb(specs)
-    if backend is None:
-        results = _run_all(preset, ptb_dir, seeds, out, only, keep_checkpoints, log, tensorboard=tensorboard)
-    else:                                    # plan() is the runs to record now (a staged preset's grow as they finish)
-        results = backend(lambda: _selected(preset, ptb_dir, seeds, out, only), out, keep_checkpoints=keep_checkpoints,
-                          log=log, tensorboard=tensorboard)
-    rows = _summarize(results)
-    _write_tables(rows, out)
-    _save_figures(results, rows, out)
-    if PRESETS[preset].report is not None:
-        PRESETS[preset].report(results, out, specs[0].settings.get("data"), log)
+    lock = DriverLock(out, exclusive=backend is not None)                 # a backend drives alone; workers share
+    try:
+        if backend is None:
+            results = _run_all(preset, ptb_dir, seeds, out, only, keep_checkpoints, log, tensorboard=tensorboard)
+        else:                                # plan() is the runs to record now (a staged preset's grow as they finish)
+            results = backend(lambda: _selected(preset, ptb_dir, seeds, out, only), out,
+                              keep_checkpoints=keep_checkpoints, log=log, tensorboard=tensorboard)
+        rows = _summarize(results)
+        _write_tables(rows, out)
+        _save_figures(results, rows, out)
+        if PRESETS[preset].report is not None:
+            PRESETS[preset].report(results, out, specs[0].settings.get("data"), log)
+    finally:
+        lock.release()
     log(_table_markdown(rows))
     log(f"results: {out / 'results.jsonl'}\ntables: {out / 'summary.md'}, {out / 'summary.csv'}")
     return rows

@@ -5,6 +5,7 @@
 # %% ../nbs/08_files.ipynb #c640aa1a
 from __future__ import annotations
 import hashlib
+import json
 import os
 import stat
 import tempfile
@@ -14,7 +15,7 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['DataNotFoundError', 'default_cache_dir', 'sha256_file', 'write_verified', 'download', 'read_zip_member',
-           'check_recorded', 'check_data_path', 'not_text', 'io_message']
+           'check_recorded', 'check_data_path', 'not_text', 'io_message', 'read_regular', 'read_json']
 
 # %% ../nbs/08_files.ipynb #cfda73a5
 class DataNotFoundError(FileNotFoundError, ValueError):
@@ -156,3 +157,50 @@ def io_message(e: BaseException, # an error raised while reading or writing
     flag = next((f for f, root in roots.items() if root is not None and under(root)), None)
     return None if flag is None else f"{flag} {roots[flag]}: {name}: {e.strerror}"
 
+
+# %% ../nbs/08_files.ipynb #6bd91c94
+def _refused_kind(mode: int) -> str | None:
+    "What a file of mode `mode` is when it is no regular file: a folder, a FIFO, a socket, a device."
+    if stat.S_ISREG(mode):
+        return None
+    return "a folder" if stat.S_ISDIR(mode) else next((n for test, n in _KINDS if test(mode)), "no regular file")
+
+def read_regular(path: str | Path, # the file
+                 what: str = "file", # what it is or the option it came from, for the message
+                 limit: int | None = None, # the most bytes it may hold (None: no limit beyond its size)
+                ) -> bytes:
+    "The bytes of `path`, a regular file (or a link to one), at most the size it had when opened; else a `ValueError`."
+    path = Path(path)
+    real = os.path.realpath(path)
+    shown = f"{path}" + (f" ({real})" if real != os.path.abspath(path) else "")   # a link: where it points
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))                 # a FIFO opens without a writer
+    try:
+        st = os.fstat(fd)
+        kind = _refused_kind(st.st_mode)
+        if kind is not None:
+            raise ValueError(f"{what} {shown}: is {kind}, not a regular file; nothing was read from it")
+        if limit is not None and st.st_size > limit:
+            raise ValueError(f"{what} {shown}: holds {st.st_size:,} bytes, more than the {limit:,} it may hold")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(st.st_size)                                               # growing meanwhile: not read on
+    except OSError as e:                                                            # a read error names no file
+        if e.filename is not None or e.errno is None:
+            raise
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
+    finally:
+        os.close(fd)
+
+def read_json(path: str | Path, # the file
+              what: str = "file", # what it is or the option it came from, for the message
+              limit: int = 1 << 24, # the most bytes it may hold
+             ):
+    "The JSON value in `path`, read as `read_regular` reads; a `ValueError` naming the file, its line and column."
+    raw = read_regular(path, what, limit)
+    if not raw.strip():
+        raise ValueError(f"{what} {path}: is empty, not JSON")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{what} {path}: is not UTF-8 text (byte at offset {e.start:,})") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{what} {path}: not JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None

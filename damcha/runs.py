@@ -4,20 +4,21 @@
 
 # %% ../nbs/09a_runs.ipynb #673aa9e9
 from __future__ import annotations
-import contextlib, dataclasses, hashlib, io, json, logging, os, random, shutil
+import contextlib, dataclasses, hashlib, io, json, logging, math, os, random, shutil
 from pathlib import Path
 import torch
 import torch.nn as nn
 import torch.distributed as dist
-from .files import sha256_file
+from .files import sha256_file, read_regular
 from .tasks import Task
-from .loop import TrainConfig, config_dict
+from .loop import TrainConfig, config_dict, MAX_INT
 
 # %% auto #0
-__all__ = ['CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RUN_FILES', 'LOCK_NAME', 'CheckpointError', 'CorruptCheckpointError',
-           'NotCheckpointError', 'named_os_error', 'atomic_write', 'atomic_save', 'load_checkpoint', 'find_checkpoint',
-           'data_id', 'checkpoint_state', 'restore', 'read_metrics', 'open_run', 'data_path', 'data_files',
-           'data_changes', 'run_files', 'check_output', 'RunLockedError', 'make_dirs', 'pid_alive', 'RunLock']
+__all__ = ['CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RUN_FIELDS', 'RECORDS_LIMIT', 'RUN_FILES', 'LOCK_NAME',
+           'CheckpointError', 'CorruptCheckpointError', 'NotCheckpointError', 'named_os_error', 'atomic_write',
+           'atomic_save', 'load_checkpoint', 'find_checkpoint', 'data_id', 'checkpoint_state', 'restore',
+           'read_metrics', 'open_run', 'data_path', 'data_files', 'data_changes', 'run_files', 'check_output',
+           'RunLockedError', 'make_dirs', 'pid_alive', 'RunLock']
 
 # %% ../nbs/09a_runs.ipynb #e8adc497
 CKPT_FORMAT = "damcha-checkpoint-2"
@@ -81,7 +82,10 @@ def atomic_save(obj, path: str | Path, previous: str | Path | None = None) -> Pa
 
 def _verified_payload(path: Path) -> bytes:
     "The `torch.save` bytes of a checkpoint file, after checking its header and digest."
-    data = path.read_bytes()
+    try:
+        data = read_regular(path, "checkpoint")                                   # a device or a pipe: no checkpoint
+    except ValueError as e:
+        raise NotCheckpointError(str(e)) from None
     magic = f"{CKPT_FORMAT} sha256=".encode()
     end = len(magic) + 64                                                         # header length without its newline
     if not data.startswith(magic):
@@ -98,11 +102,59 @@ def _verified_payload(path: Path) -> bytes:
                                      f"payload bytes does not match the digest stored with it")
     return payload
 
+# %% ../nbs/09a_runs.ipynb #70f17d56
+RUN_FIELDS = ("step", "elapsed", "model", "optimizer", "rng", "config") # what a run's checkpoint holds
+
+def _tensors(v) -> bool:
+    return isinstance(v, dict) and all(isinstance(k, str) and isinstance(t, torch.Tensor) for k, t in v.items())
+
+def _python_rng(v) -> bool:
+    "Whether `v` is a state `random.setstate` takes (saved as a tuple, or as a list)."
+    try:
+        random.Random().setstate(tuple(v) if isinstance(v, list) else v)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+def _nonneg(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+
+_FIELD_CHECKS = { # field -> (test, what it must be)
+    "step": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_INT, "an integer step >= 0"),
+    "elapsed": (_nonneg, "seconds >= 0"),
+    "model": (_tensors, "tensors by name"),
+    "optimizer": (lambda v: isinstance(v, dict) and isinstance(v.get("state"), dict)
+                  and isinstance(v.get("param_groups"), list), "an optimizer's state_dict"),
+    "rng": (lambda v: isinstance(v, dict) and _python_rng(v.get("python"))
+            and isinstance(v.get("torch"), torch.Tensor) and v["torch"].dtype == torch.uint8, "the random states"),
+    "config": (lambda v: isinstance(v, dict), "a configuration object"),
+    "vocab": (lambda v: v is None or isinstance(v, dict), "a vocabulary object or null"),
+    "data": (lambda v: v is None or isinstance(v, dict), "a data_id object or null"),
+    "val": (lambda v: isinstance(v, dict) and _nonneg(v.get("loss")), "scores with a loss >= 0"),
+}
+
+def _field_problem(ck: dict) -> str | None:
+    "What is wrong with a checkpoint's fields (None: nothing): a missing one, a wrong type, a value out of range."
+    run = any(k in ck for k in RUN_FIELDS if k != "model")                   # else a best model: weights and scores
+    missing = [k for k in (RUN_FIELDS if run else ("model",)) if k not in ck]
+    if missing:
+        return f"it has no {', '.join(missing)}"
+    for k, (ok, what) in _FIELD_CHECKS.items():
+        if k in ck and not ok(ck[k]):
+            shown = repr(ck[k]) if isinstance(ck[k], (int, float, str, type(None))) else type(ck[k]).__name__
+            return f"its {k} is {shown[:40]}, not {what}"
+    if run:
+        try:
+            TrainConfig(**{**config_dict(TrainConfig()), **ck["config"]})            # its fields, checked as typed
+        except (TypeError, ValueError) as e:
+            return f"its config is no valid configuration ({' '.join(str(e).split())})"
+    return None
+
 # %% ../nbs/09a_runs.ipynb #9af2ebf5
 def _unknown_fields(ck: dict) -> list[str]:
     "The fields of a checkpoint's configuration that this version's `TrainConfig` does not have."
     known = {f.name for f in dataclasses.fields(TrainConfig)}
-    return sorted(set(ck.get("config") or {}) - known)
+    return sorted(set(ck["config"]) - known) if isinstance(ck.get("config"), dict) else []
 
 def load_checkpoint(path: str | Path, cfg: TrainConfig | None = None) -> dict:
     "Read and verify a checkpoint; with `cfg`, refuse one of another configuration or past `cfg.steps`."
@@ -121,6 +173,9 @@ def load_checkpoint(path: str | Path, cfg: TrainConfig | None = None) -> dict:
     if unknown:
         raise CheckpointError(f"checkpoint {path} has configuration fields this version of damcha does not know: "
                               f"{', '.join(unknown)}; it was written by another version (or edited): use that one")
+    problem = _field_problem(ck)
+    if problem is not None:
+        raise CorruptCheckpointError(f"checkpoint {path}: {problem}; it was edited, or written by another program")
     if cfg is not None:
         now = config_dict(cfg)
         then = {**config_dict(TrainConfig()), **ck["config"]}                       # fields added since: their defaults
@@ -196,10 +251,12 @@ def restore(ck: dict, model: nn.Module, opt: torch.optim.Optimizer) -> tuple[int
     return ck["step"], ck["elapsed"]
 
 # %% ../nbs/09a_runs.ipynb #10d69eec
+RECORDS_LIMIT = 1 << 28 # the most bytes a JSON-lines file of records is read to (256 MiB)
+
 def read_metrics(path: str | Path) -> list[dict]:
     "The JSON objects of a JSON-lines file (`metrics.jsonl`); a `ValueError` naming the file and line for another line."
     out = []
-    for i, line in enumerate(Path(path).read_bytes().splitlines(), 1):
+    for i, line in enumerate(read_regular(path, "records", RECORDS_LIMIT).splitlines(), 1):
         if line.strip():
             try:
                 r = json.loads(line.decode("utf-8"))
@@ -226,7 +283,7 @@ def _record(line: bytes) -> dict | None:
 def _records_until(path: Path, step: int) -> list[dict]:
     "Train and eval records up to `step`; a line that is no record (cut short by a crash, damaged) is dropped."
     keep, bad = [], []
-    lines = path.read_bytes().splitlines()
+    lines = read_regular(path, "records", RECORDS_LIMIT).splitlines()
     for i, line in enumerate(lines, 1):
         r = _record(line)
         if r is None and line.strip() and i < len(lines):                          # the last line: cut by a crash
@@ -246,7 +303,7 @@ def open_run(out: str | Path, cfg: TrainConfig, main: bool = True, world: int = 
     "Check, then prepare, the run directory `out`; returns the checkpoint to resume from (None: start at step 0)."
     out = Path(out)
     metrics = out / "metrics.jsonl"
-    held = [n for n in ("metrics.jsonl", CKPT_NAME, CKPT_PREVIOUS) if (out / n).exists()]
+    held = [n for n in ("metrics.jsonl", CKPT_NAME, CKPT_PREVIOUS) if os.path.lexists(out / n)]   # a link too
     if held and not cfg.resume:
         raise ValueError(f"out: {out} already holds a run ({', '.join(held)}); pass resume=True to continue it, or "
                          f"choose another directory")

@@ -59,7 +59,7 @@ def _chosen(r: dict, split: str, key: str) -> float | None:
 def _group_row(exp: str, conf: str, rs: list[dict]) -> dict:
     "The summary row of one (experiment, configuration): means and standard deviations over its seeds."
     key, label = headline_score(exp)
-    ok = [r for r in rs if r["failure"] is None]
+    ok = [r for r in rs if r["failure"] is None and r["final"]]                   # no evaluation: counted as failed
     val = mean_std([_chosen(r, "val", key) for r in ok])
     test = mean_std([_chosen(r, "test", key) for r in ok])
     first = next((r["final"] for r in rs if r["final"]), {})

@@ -59,7 +59,10 @@ def _progress_bar(cfg: TrainConfig, start: int, main: bool):
 
 # %% ../nbs/09b_train.ipynb #6993fda9
 class NonFiniteLossError(RuntimeError):
-    "Training met a non-finite loss or gradient norm and stopped."
+    "Training met a non-finite loss or gradient norm and stopped; `records`: the run's evaluations and the failure."
+    def __init__(self, message: str, records=()):
+        super().__init__(message)
+        self.records = list(records)
 
 _log = logging.getLogger("damcha.train")
 
@@ -103,17 +106,34 @@ class _Board:
             self.writer.flush()
 
 def _stop(out: Path, log, step: int, lv: float, nv: float, lr: float, iv: _Interval, counts: dict, last_eval,
-          board=None):
-    "Record a non-finite loss or gradient norm at `step` (1-based) and raise `NonFiniteLossError`."
+          board=None, records: list = ()):
+    "Record a non-finite loss or gradient norm at `step` (1-based) and raise `NonFiniteLossError` (with `records`)."
     ckpt = out / runs.CKPT_NAME
     rec = dict(kind="failure", step=step, loss=lv, grad_norm=nv, lr=lr, nonfinite_loss=int(not math.isfinite(lv)),
                **counts, grad_norms=iv.norms + [nv], last_checkpoint=str(ckpt) if ckpt.exists() else None)
     if log is not None:
         _write(log, rec, board)
-        (out / "failure.json").write_text(json.dumps(dict(rec, last_eval=last_eval), indent=1))
+        try:
+            (out / "failure.json").write_text(json.dumps(dict(rec, last_eval=last_eval), indent=1))
+        except OSError as e:
+            raise runs.named_os_error(e, out / "failure.json") from None
     what = "loss" if not math.isfinite(lv) else "gradient norm"
     raise NonFiniteLossError(f"non-finite {what} at step {step} (loss {lv}, grad norm {nv}, lr {lr:.3g}); nothing was "
-                             f"stepped; last checkpoint: {rec['last_checkpoint']}; report: {out / 'failure.json'}")
+                             f"stepped; last checkpoint: {rec['last_checkpoint']}; report: {out / 'failure.json'}",
+                             [*records, rec])
+
+# %% ../nbs/09b_train.ipynb #f4d2f00a
+def _open_log(path: Path):
+    "`metrics.jsonl`, opened to append: `_write` flushes every record."
+    return open(path, "a")
+
+def _close_log(log, raise_error: bool) -> None:
+    "Close `metrics.jsonl`, whose last flush can fail as a write did: the error names the file, or is dropped."
+    try:
+        log.close()
+    except OSError as e:
+        if raise_error:                                                  # else it would hide the error in flight
+            raise runs.named_os_error(e, log.name) from None
 
 # %% ../nbs/09b_train.ipynb #66548971
 def _hook_name(hook) -> str:
@@ -158,7 +178,8 @@ def train(cfg: TrainConfig,
           save_rank_weights: bool = False, # every rank writes its final weights to out/rank{r}.pt (DDP tests)
           eval_hook=None, # eval_hook(model, task, cfg, device[, split=, step=]) -> {name: number}, into the records
          ) -> dict:
-    "Train, evaluate and checkpoint as `cfg` says; returns a summary with the paths and the records written."
+    """Train, evaluate and checkpoint as `cfg` says; returns a summary: the paths, the task, and the run's evaluation
+    and test records (on rank 0, those of a resumed run's earlier part too, as `metrics.jsonl` holds them)."""
     if not isinstance(cfg, TrainConfig):
         raise ValueError(f"cfg must be a TrainConfig, got {type(cfg).__name__}")
     replace(cfg)                                                        # checked again: a field set after construction
@@ -182,6 +203,8 @@ def _open_task(cfg: TrainConfig, main: bool, world: int) -> Task:
                          bpe_vocab=cfg.bpe_vocab)
     except UnicodeDecodeError as e:
         raise not_text(e, cfg.data, "data") from None
+    except OSError as e:                                                 # a read error names no file: `data` named
+        raise (e if cfg.data is None else runs.named_os_error(e, cfg.data)) from None
     if cfg.fraction < 1 and len(task.train) < cfg.batch_size:
         raise ValueError(f"fraction={cfg.fraction:g} leaves {len(task.train)} training example(s), fewer than one "
                          f"batch (batch_size={cfg.batch_size}): choose a larger fraction")
@@ -215,6 +238,13 @@ def _prepare(cfg: TrainConfig, main: bool, world: int, device, setup):
         setup(model)
     return cfg, task, model, opt, start, elapsed, ident
 
+def _earlier_records(out: Path, start: int) -> list[dict]:
+    "The evaluation records a resumed run keeps from before `start` (chapter 09a's `open_run` kept them); none at 0."
+    path = out / "metrics.jsonl"
+    if start == 0 or not path.exists():
+        return []
+    return [r for r in runs.read_metrics(path) if r["kind"] == "eval"]
+
 def _eval_record(model, task, cfg, device, amp, step: int, lr: float, seen: dict, monitor, probe, eval_hook,
                  world: int) -> dict:
     "The evaluation record after step `step`: validation numbers (the hook's too), the interval, the monitors."
@@ -235,11 +265,12 @@ def _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights
     fixed = dict(**loop.model_params(model), attn_flops_per_token=_probe_flops(model, task, cfg, device))
     net, amp = loop.distribute(model, cfg, device, world), loop.autocast_for(cfg, device)
     monitor, bar = loop.AttentionMonitor(model), _progress_bar(cfg, start, main)
-    log = open(out / "metrics.jsonl", "a") if main else None
+    log = _open_log(out / "metrics.jsonl") if main else None
     board = _Board(out, start) if main and cfg.tensorboard else None
     tokens_per_step = cfg.batch_size * cfg.accum * world * _tokens_per_example(task)
-    iv, records, last_eval, t0 = _Interval(), [], None, time.time()
+    iv, records, last_eval, t0 = _Interval(), _earlier_records(out, start) if main else [], None, time.time()
     probe = next(loop.eval_batches(task.val, cfg))                                 # the batch the logits are read on
+    ok = False
     try:
         model.train()
         for step in range(start, cfg.steps):
@@ -248,7 +279,7 @@ def _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights
             if not (math.isfinite(lv) and math.isfinite(nv)):
                 failed = loop.train_batch(task.train, cfg, step, 0, rank, world)     # the logits where it failed
                 counts = dict(**monitor.read(world=world), **loop.measure_logits(model, failed, task, cfg, device, amp))
-                _stop(out, log, done, lv, nv, lr, iv, counts, last_eval, board)
+                _stop(out, log, done, lv, nv, lr, iv, counts, last_eval, board, records)
             iv.add(step, lv, nv)
             if bar is not None:
                 bar.update(1)
@@ -274,16 +305,22 @@ def _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights
                 records.append(rec)
         if save_rank_weights:
             torch.save(model.state_dict(), out / f"rank{rank}.pt")
+        ok = True
     finally:
-        monitor.remove()
-        if bar is not None:
-            bar.close()
-        if log is not None:
-            log.close()
-        if board is not None:
-            board.writer.close()
+        _finish(monitor, bar, log, board, ok)
     return dict(metrics=str(out / "metrics.jsonl"), checkpoint=str(out / runs.CKPT_NAME), records=records,
-                task_info=task.info, rank=rank, world=world)
+                task=task, task_info=task.info, rank=rank, world=world)
+
+# %% ../nbs/09b_train.ipynb #04d92175
+def _finish(monitor, bar, log, board, ok: bool) -> None:
+    "Close what a run opened; a failing close of `metrics.jsonl` is raised only when nothing else was (`ok`)."
+    monitor.remove()
+    if bar is not None:
+        bar.close()
+    if board is not None:
+        board.writer.close()
+    if log is not None:
+        _close_log(log, raise_error=ok)
 
 # %% ../nbs/09b_train.ipynb #0dcd679d
 def run_torchrun(cfg: TrainConfig, nproc: int = 2, timeout: float = 300,

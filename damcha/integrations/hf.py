@@ -4,11 +4,7 @@
 
 # %% ../../nbs/14_hf.ipynb #8cffcbef
 from __future__ import annotations
-import contextlib
-import hashlib
-import json
-import weakref
-import warnings
+import contextlib, hashlib, json, warnings, weakref
 from pathlib import Path
 import torch
 import torch.nn as nn
@@ -25,12 +21,13 @@ from transformers import initialization as hf_init
 from transformers.cache_utils import Cache, CacheLayerMixin
 from transformers.modeling_layers import GradientCheckpointingLayer
 from transformers.modeling_outputs import BaseModelOutputWithPast, CausalLMOutputWithPast
+from safetensors import safe_open
 if "cache" not in CausalLMOutputWithPast.__dataclass_fields__:                         # generate() passes `cache=`
     raise ImportError(f"damcha.integrations.hf needs a transformers whose models take `cache=` (tested: 5.24.0, "
                       f"5.25.0), found {transformers.__version__}: pip install 'damcha[hf]'")
 from ..models import Block, Decoder, attention_class
 from ..generator import context
-from ..attention import cached_context
+from ..attention import cached_context, default_parameterization
 from ..contract import recording_logits, masked_weights
 
 # %% auto #0
@@ -47,22 +44,27 @@ class DamchaConfig(PreTrainedConfig):
     def __init__(self, vocab_size: int = 256, d_model: int = 128, n_heads: int = 8, n_layers: int = 4,
                  d_ff: int = 512, max_len: int = 256,
                  attention: str = "damcha", # a name in `damcha.models.ATTENTIONS`
-                 share_mlp: bool = True, mlp_hidden: tuple[int, ...] = (256, 512), dropout: float = 0.0,
+                 share_mlp: bool = True, mlp_hidden: tuple[int, ...] = (64,), dropout: float = 0.0,
                  use_mlp: bool = True,
-                 generator_kwargs: dict | None = None, # DAMCHA's generator options (parameterization, rank, ...)
+                 parameterization: str | None = None, # DAMCHA's generator; None: the layer's default, written out
+                 generator_kwargs: dict | None = None, # DAMCHA's other generator options (context, rank, ...)
                  attn_kwargs: dict | None = None, # options of any other attention
                  use_cache: bool = True, # forward and generate() keep a DamchaCache unless told otherwise
                  tie_word_embeddings: bool = True, # the output layer is the token embedding (False: its own weight)
                  weights_sha256: dict | None = None, # tensor name -> sha256 of its bytes, written by save_pretrained
                  **kwargs):
         attention_class(attention)
+        gkw = dict(generator_kwargs or {})
+        inner = gkw.pop("parameterization", None)                                      # where the Decoder takes it
+        if None not in (parameterization, inner) and parameterization != inner:
+            raise ValueError(f"parameterization={parameterization!r}, generator_kwargs' {inner!r}: give one")
+        saved = "transformers_version" in kwargs                                       # every saved config has it
+        self.parameterization = parameterization or inner or ("full" if saved else default_parameterization(gkw))
         self.vocab_size, self.d_model, self.n_heads, self.n_layers = vocab_size, d_model, n_heads, n_layers
         self.d_ff, self.max_len, self.attention = d_ff, max_len, attention
         self.share_mlp, self.mlp_hidden, self.dropout, self.use_mlp = share_mlp, list(mlp_hidden), dropout, use_mlp
-        self.generator_kwargs = dict(generator_kwargs or {})
-        self.attn_kwargs = dict(attn_kwargs or {})
-        self.use_cache = use_cache
-        self.weights_sha256 = weights_sha256
+        self.generator_kwargs, self.attn_kwargs = gkw, dict(attn_kwargs or {})
+        self.use_cache, self.weights_sha256 = use_cache, weights_sha256
         super().__init__(tie_word_embeddings=tie_word_embeddings, **kwargs)
 
 def gpt2_small_config(attention: str = "damcha", **kwargs) -> DamchaConfig:
@@ -229,9 +231,11 @@ class DamchaBlock(GradientCheckpointingLayer, Block):
 
 def _decoder(c: DamchaConfig) -> Decoder:
     "The book's `Decoder` for a configuration; with `tie_word_embeddings=False` the output layer gets its own weight."
+    gkw = (dict(c.generator_kwargs, parameterization=c.parameterization) if c.attention == "damcha"
+           else c.generator_kwargs)                                                    # the Decoder takes it in these
     try:
         dec = Decoder(c.vocab_size, c.d_model, c.n_heads, c.n_layers, c.d_ff, c.max_len, c.attention, c.share_mlp,
-                      tuple(c.mlp_hidden), c.dropout, c.use_mlp, c.generator_kwargs or None, c.attn_kwargs or None)
+                      tuple(c.mlp_hidden), c.dropout, c.use_mlp, gkw or None, c.attn_kwargs or None)
     except NotImplementedError as e:                           # transformers builds on `meta`, where the matroidal
         if "meta" not in str(e):                               # layer cannot compute its fixed graphs: build it on the
             raise                                              # CPU (the weights are replaced by the checkpoint's)
@@ -588,10 +592,9 @@ def _prepare_inputs_for_generation(self: DamchaForCausalLM, input_ids, next_sequ
                                    attention_mask=None, inputs_embeds=None, is_first_iteration=False, **kwargs):
     "transformers' preparation, with positions counted from the mask (right padding too) unless given."
     kwargs.pop("position_ids", None)                      # generate() extends them by +1 a step, wrong after padding
-    inputs = GenerationMixin.prepare_inputs_for_generation(
+    return GenerationMixin.prepare_inputs_for_generation(
         self, input_ids, next_sequence_length=next_sequence_length, cache=cache, attention_mask=attention_mask,
         inputs_embeds=inputs_embeds, is_first_iteration=is_first_iteration, **kwargs)
-    return inputs
 
 DamchaForCausalLM.prepare_inputs_for_generation = _prepare_inputs_for_generation
 AutoConfig.register("damcha", DamchaConfig, exist_ok=True)
@@ -611,7 +614,6 @@ def _weight_files(d: Path) -> list[Path]:
 
 def weights_digests(d: str | Path) -> dict[str, str]:
     "tensor name -> sha256, for every tensor in a saved model's safetensors file(s)."
-    from safetensors import safe_open
     out = {}
     for f in _weight_files(Path(d)):
         with safe_open(f, "pt") as sf:
@@ -625,8 +627,7 @@ def _save_pretrained(self: DamchaPreTrainedModel, save_directory, *args, **kwarg
     digests = weights_digests(save_directory)
     if digests:
         cfg = Path(save_directory) / "config.json"
-        data = json.loads(cfg.read_text())
-        data["weights_sha256"] = digests
+        data = dict(json.loads(cfg.read_text()), weights_sha256=digests)
         cfg.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 DamchaPreTrainedModel.save_pretrained = _save_pretrained
@@ -678,7 +679,6 @@ def _from_pretrained(cls, pretrained_model_name_or_path, *args, output_loading_i
     missing, unexpected = set(info.get("missing_keys", [])), set(info.get("unexpected_keys", []))
     saved = set(kwargs["state_dict"]) if kwargs.get("state_dict") is not None else None
     if saved is None and d is not None and d.is_dir() and _weight_files(d):
-        from safetensors import safe_open
         saved = set()
         for f in _weight_files(d):
             with safe_open(f, "pt") as sf:

@@ -20,7 +20,7 @@ if "is_causal" not in inspect.signature(Block.forward).parameters:              
     raise ImportError(f"damcha.integrations.timm needs a timm whose blocks pass attn_mask and is_causal "
                       f"(tested: 1.0.31), found {timm.__version__}: pip install 'damcha[timm]'")
 from ..metric import check_int
-from ..attention import DamchaAttention
+from ..attention import DamchaAttention, default_parameterization
 from ..generator import MetricGenerator
 from ..ablations import AblatedGenerator, make_generator, generator_options
 from ..models import attention_class, make_attention
@@ -93,6 +93,7 @@ _GEN_ALIASES = {"mlp_hidden": "hidden", "mlp_dropout": "dropout"}               
 _GEN_KW = set(generator_options()) - {"n_layers", "hidden", "dropout"}
 _LAYER_GEN_KW = set(generator_options()) - {"hidden", "use_mlp", "dropout"}
 _SET_HERE = {"self", "d_model", "n_heads", "dropout", "bias", "own_generator"}        # create_vit passes these itself
+_LAYER_HIDDEN = inspect.signature(DamchaAttention).parameters["mlp_hidden"].default   # the layer's default: (64,)
 
 class _UnknownOption(TypeError, ValueError):
     "An argument no part of the model takes: a `TypeError`, as timm's `create_model` promises, and a `ValueError`."
@@ -127,6 +128,8 @@ def _shared_generator(model: VisionTransformer, opts: dict) -> SharedMetrics:
     for k in list(opts):
         if k in _GEN_KW or k in _GEN_ALIASES:
             gen[_GEN_ALIASES.get(k, k)] = opts.pop(k)
+    gen.setdefault("hidden", _LAYER_HIDDEN)
+    gen.setdefault("parameterization", default_parameterization(gen))                  # 'rowmean' unless an ablation
     if gen.get("layer_bias"):
         gen["n_layers"] = len(model.blocks)
     model.metric_generator = make_generator(model.embed_dim, model.blocks[0].attn.num_heads, **gen)

@@ -360,6 +360,25 @@ def _cmd_bench(args) -> int:
         check_out(args.out)                                                     # before minutes of measuring
     return run_from_args(args)
 
+# %% ../nbs/15_cli.ipynb #c564d09b
+def _export_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("export", help="write a decoder run as a transformers folder with a tokenizer",
+                       description="Write RUN_DIR's model, config and a tokenizer of its vocabulary to OUT, a folder "
+                                   "that transformers' AutoModelForCausalLM and pipeline read.")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the --out folder of a damcha train run (ckpt.pt inside)")
+    p.add_argument("out", metavar="OUT", help="the folder to write: new, empty, or an earlier export (replaced)")
+    p.set_defaults(func=_cmd_export)
+    return p
+
+def _cmd_export(args) -> int:
+    from damcha.integrations.export import export_run                   # without the [hf] extra: its ImportError
+    from transformers.utils import logging as hf_logging
+    hf_logging.disable_progress_bar()                                     # one line, as every subcommand
+    out = export_run(args.run_dir, args.out)                              # one-line errors naming RUN_DIR or OUT
+    print(f"damcha export: wrote {out}; after `import damcha.integrations.hf`, "
+          f"pipeline('text-generation', model={shlex.quote(str(out))!r}) generates from it")
+    return 0
+
 # %% ../nbs/15_cli.ipynb #f073c20e
 def _evaluate_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="the scores of a trained run on its test split",
@@ -450,46 +469,7 @@ def _check_applies(args, kind: str, task: str) -> None:
         raise ValueError(f"--k must be >= 2 for FID@Top-k, got {args.k}")
 
 # %% ../nbs/15_cli.ipynb #ed4355ad
-def _write_atomic(path: Path, text: str, flag: str = "--out") -> None:
-    "Write `text` to a temporary file beside `path`, then rename it over `path`; a failure names `flag` and the file."
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as e:                                                  # a full disk says no file of its own
-        raise ValueError(f"{flag} {path}: cannot write it: {e.strerror or one_line(e)}") from None
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-def _lm_scores(model, dataset, batch_size: int, device, char: bool) -> dict:
-    "Loss per scored token (or image) and accuracy over a whole split; bits per character for character tasks."
-    import torch
-    import torch.nn.functional as F
-    from torch.utils.data import DataLoader
-    tot, n, correct = 0.0, 0, 0
-    with torch.no_grad():
-        for batch in DataLoader(dataset, batch_size=batch_size):
-            x, y = batch[0].to(device), batch[1].to(device)
-            logits = model(x).float()                                          # (B, T, V) or (B, n_classes)
-            keep = y != -100
-            tot += F.cross_entropy(logits.flatten(0, -2), y.flatten(), ignore_index=-100, reduction="sum").item()
-            n += int(keep.sum())
-            correct += int((logits.argmax(-1) == y)[keep].sum())
-    out = dict(n_scored=n, loss=tot / max(n, 1), acc=correct / max(n, 1))
-    if char:
-        out["bpc"] = out["loss"] / math.log(2)
-    return out
-
-def _run_config(ck: dict):
-    "The run's recorded configuration over TrainConfig's defaults (fields added since a run: their defaults)."
-    import types
-    from damcha.train import TrainConfig
-    defaults = {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()
-                for f in dataclasses.fields(TrainConfig)}
-    cfg = types.SimpleNamespace(**{"tokenizer": "char", "bpe_vocab": 1000, **defaults, **ck["config"]})
-    cfg.mlp_hidden = tuple(cfg.mlp_hidden)
-    return cfg
+from .files import write_atomic as _write_atomic                 # chapter 08; light, no PyTorch
 
 # %% ../nbs/15_cli.ipynb #e984aeff
 def _evaluate_task(model, # the run's model, on its device
@@ -526,7 +506,7 @@ def _evaluate_task(model, # the run's model, on its device
         _write_atomic(path, "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in drawn))
         res = dict(res, samples=str(path))
     else:
-        res = _lm_scores(model, data, batch_size, device, task.name in _CHAR_TASKS)
+        res = ev.split_scores(model, data, batch_size, device, task.name in _CHAR_TASKS)
     return dict(split=split, **res)
 
 # %% ../nbs/15_cli.ipynb #a6190259
@@ -575,7 +555,7 @@ def _changed_data(args, ck: dict, task, cfg) -> list[str]:
 
 # %% ../nbs/15_cli.ipynb #420eb785
 def _cmd_evaluate(args) -> int:
-    from damcha.runs import check_output, find_checkpoint
+    from damcha.runs import check_output, find_checkpoint, run_config
     from damcha.loop import build_model, resolve_device
     out = _check_evaluate_args(args)
     run = Path(args.run_dir)
@@ -589,7 +569,7 @@ def _cmd_evaluate(args) -> int:
         why = "is corrupt" if (run / "ckpt.pt").exists() else "is missing"
         print(f"damcha evaluate: {run / 'ckpt.pt'} {why}; scoring the previous checkpoint {path} (step {ck['step']})",
               file=sys.stderr)
-    cfg = _run_config(ck)
+    cfg = run_config(ck)
     cfg.data = _run_data(args, cfg.data, path)
     kind = _run_kind(cfg.task, cfg.objective)
     _check_applies(args, kind, cfg.task)
@@ -630,7 +610,7 @@ def _cmd_evaluate(args) -> int:
 def _run(argv: list[str] | None) -> int:
     "The `damcha` command's work: the parser, then the subcommand; its exceptions as one line and an exit status."
     parser = OneLineParser(prog="damcha",
-                     description="Data-Adaptive Mahalanobis Cross-Head Attention: train, evaluate and measure.")
+                     description="Data-Adaptive Mahalanobis Cross-Head Attention: train, evaluate, measure and export.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _STATE["hold"] = True                                                # the parsers import PyTorch: Ctrl-C waits
     try:
@@ -638,6 +618,7 @@ def _run(argv: list[str] | None) -> int:
         _evaluate_parser(sub)
         _compare_parser(sub)
         _bench_parser(sub)
+        _export_parser(sub)
     finally:
         _STATE["hold"] = False
     if _STATE["signals"]:

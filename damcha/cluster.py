@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 from .experiments import RunSpec, run_record, failure_record, finished_runs, append_result, result_line
-from .experiments import DriverLock, DriverLockedError, DRIVER_LOCK, HEARTBEAT, STALE   # chapter 11's lock
+from .runs import DriverLock, DriverLockedError, DRIVER_LOCK, HEARTBEAT, STALE   # chapter 09a's lock
 from .runs import RunLockedError, read_metrics
 
 # %% auto #0

@@ -18,7 +18,7 @@ from .images import row_mask, unpatchify
 __all__ = ['EVAL_EXTRA', 'INCEPTION_URL', 'IMAGENET_MEAN', 'IMAGENET_STD', 'optional_import', 'frechet_distance', 'feature_stats',
            'fid_from_features', 'extract_features', 'random_extractor', 'InceptionFeatures', 'fid', 'top_k',
            'per_example_mse', 'image_scores', 'dataset_images', 'reconstruct', 'reconstructions',
-           'reconstruction_scores']
+           'reconstruction_scores', 'split_scores']
 
 # %% ../nbs/10_evaluate.ipynb #f27b7106
 EVAL_EXTRA = "damcha[eval]"
@@ -357,3 +357,21 @@ def reconstruction_scores(model: nn.Module, # a damcha.images.PatchReconstructor
     recon = reconstructions(model, images, mask_rows, batch_size, seed, device, paste_visible)
     out = image_scores(images, recon, extractor, k, batch_size, device)
     return dict(out, mask_rows=mask_rows, paste_visible=paste_visible)
+
+# %% ../nbs/10_evaluate.ipynb #da7b5314
+def split_scores(model: nn.Module, dataset, batch_size: int, device, char: bool) -> dict:
+    "Loss per scored token (or image) and accuracy over a whole split; bits per character for character tasks."
+    from torch.utils.data import DataLoader
+    tot, n, correct = 0.0, 0, 0
+    with torch.no_grad():
+        for batch in DataLoader(dataset, batch_size=batch_size):
+            x, y = batch[0].to(device), batch[1].to(device)
+            logits = model(x).float()                                          # (B, T, V) or (B, n_classes)
+            keep = y != -100
+            tot += F.cross_entropy(logits.flatten(0, -2), y.flatten(), ignore_index=-100, reduction="sum").item()
+            n += int(keep.sum())
+            correct += int((logits.argmax(-1) == y)[keep].sum())
+    out = dict(n_scored=n, loss=tot / max(n, 1), acc=correct / max(n, 1))
+    if char:
+        out["bpc"] = out["loss"] / math.log(2)
+    return out

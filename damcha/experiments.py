@@ -18,6 +18,7 @@ from .loop import build_model, evaluate_split, resolve_device, default_warmup, e
 from .loop import model_params, stability_summary
 from .runs import load_checkpoint, read_metrics, atomic_save, named_os_error, CKPT_FORMAT, pid_alive
 from .runs import RECORDS_LIMIT, make_dirs
+from .runs import DriverLock, DriverLockedError, DRIVER_LOCK, HEARTBEAT, STALE   # the lock of `out`
 from .files import read_regular
 from .summary import summarize as _summarize, write_tables as _write_tables, table_markdown as _table_markdown
 from .summary import save_figures as _save_figures
@@ -29,10 +30,9 @@ from .tasks import make_task
 
 # %% auto #0
 __all__ = ['PRESETS', 'MODEL', 'TEXT', 'DIGITS', 'HEADLOCAL', 'PRUNE_DELTAS', 'CLAIM', 'finished_runs', 'append_result',
-           'FULL_SPLIT', 'BEST_EVALUATIONS', 'DRIVER_LOCK', 'HEARTBEAT', 'STALE', 'attention_configs', 'RunSpec',
-           'Preset', 'register_preset', 'preset_runs', 'default_ptb_dir', 'ptb_or_error', 'prune_model',
-           'attention_peaks', 'post_evaluations', 'read_results', 'register_best_evaluation', 'run_record',
-           'failure_record', 'result_line', 'run_specs', 'DriverLockedError', 'DriverLock', 'compare']
+           'FULL_SPLIT', 'BEST_EVALUATIONS', 'attention_configs', 'RunSpec', 'Preset', 'register_preset', 'preset_runs',
+           'default_ptb_dir', 'ptb_or_error', 'prune_model', 'attention_peaks', 'post_evaluations', 'read_results',
+           'register_best_evaluation', 'run_record', 'failure_record', 'result_line', 'run_specs', 'compare']
 
 # %% ../nbs/11_experiments.ipynb #5271c499
 def attention_configs(d: int = 16) -> dict[str, dict]:
@@ -636,100 +636,6 @@ def _run_all(preset, ptb_dir, seeds, out: Path, only, keep_checkpoints: bool, lo
                                                                                   # finished sweep may add runs
         if len(_done(out)) == before:                                           # all of them held by other workers
             time.sleep(wait)
-
-# %% ../nbs/11_experiments.ipynb #fa9853a6
-DRIVER_LOCK = "driver.json" # the lock of the one driver that runs alone on `out` (chapter 11e's Ray driver)
-HEARTBEAT = 10.0 # seconds between the touches of a lock file
-STALE = 60.0 # a lock file from another host untouched this long is a dead process's
-
-class DriverLockedError(ValueError):
-    "Another live driver runs a comparison on this output folder."
-
-def _lock_holder(path: Path, host: str) -> dict | None:
-    "The live process whose lock file is `path` (None: no file, a dead process's, or no lock file at all)."
-    try:
-        raw, age = read_regular(path, "lock", 4096), time.time() - path.stat().st_mtime
-    except (OSError, ValueError):                                                 # gone, or a device in its place
-        return None
-    try:
-        held = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        held = None
-    if not isinstance(held, dict):                                                # being written just now, or damaged
-        return dict(host="?", pid="?") if age < 5 else None
-    if held.get("host") == host:
-        return held if _int(held.get("pid")) and pid_alive(held["pid"]) else None
-    return held if age < STALE else None                                          # another host: its heartbeat
-
-# %% ../nbs/11_experiments.ipynb #6e965532
-class DriverLock:
-    "A driver's hold on `out`: `exclusive`, it runs alone there; else one of the workers, which share it."
-    def __init__(self, out: str | Path, exclusive: bool = True):
-        self.out = Path(out)
-        self.made = make_dirs(self.out)                                           # removed again if left empty
-        self.me = dict(host=socket.gethostname(), pid=os.getpid(), exclusive=exclusive)
-        own = f".compare-{self.me['host']}-{self.me['pid']}-{uuid.uuid4().hex[:8]}.json"   # a worker's own file
-        self.path = self.out / (DRIVER_LOCK if exclusive else own)
-        self._stop = threading.Event()
-        self._take()
-        other = self._other()
-        if other is not None:
-            self.release()
-            self._refuse(other)
-        threading.Thread(target=self._beat, daemon=True).start()
-
-    def _refuse(self, holder: dict):
-        alone = "alone" if holder.get("exclusive", True) else "as one of its workers"
-        raise DriverLockedError(f"out {self.out}: another damcha compare driver (process {holder['pid']} on "
-                                f"{holder['host']}) runs on it {alone}; wait for it or choose another --out")
-
-    def _take(self):
-        "Write this process's lock file; a driver's is created only where no live driver holds one."
-        for _ in range(3):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                holder = _lock_holder(self.path, self.me["host"])
-                if holder is not None:
-                    self._refuse(holder)
-                self.path.unlink(missing_ok=True)                                 # a dead process's: taken over
-                continue
-            with os.fdopen(fd, "w") as f:
-                json.dump(self.me, f)
-            return
-        raise DriverLockedError(f"out {self.out}: other drivers keep taking it; choose another --out")
-
-    def _other(self) -> dict | None:
-        "A live holder of the other kind (a driver beside the workers, any worker beside a driver); dead ones removed."
-        paths = sorted(self.out.glob(".compare-*.json")) if self.me["exclusive"] else [self.out / DRIVER_LOCK]
-        for p in paths:
-            holder = _lock_holder(p, self.me["host"])
-            if holder is not None:
-                return holder
-            with contextlib.suppress(OSError):
-                p.unlink()                                                        # a dead process's
-        return None
-
-# %% ../nbs/11_experiments.ipynb #ac00e90e
-def _beat(self: DriverLock):
-    "The heartbeat that processes on other hosts look at: the lock file touched every `HEARTBEAT` seconds."
-    while not self._stop.wait(HEARTBEAT):
-        with contextlib.suppress(OSError):
-            os.utime(self.path)
-
-def _release(self: DriverLock):
-    "Give the lock back (only this process's own file), and the folders it made if nothing else went there."
-    self._stop.set()
-    try:
-        if json.loads(read_regular(self.path, "lock", 4096)) == self.me:
-            self.path.unlink()
-    except (OSError, ValueError):
-        pass
-    for d in reversed(self.made):
-        with contextlib.suppress(OSError):
-            d.rmdir()                                                             # only if empty
-
-DriverLock._beat, DriverLock.release = _beat, _release                    # methods, in a cell of their own
 
 # %% ../nbs/11_experiments.ipynb #3e2f4a58
 def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_run: bool = False, ptb_dir=None,

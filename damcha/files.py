@@ -15,7 +15,7 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['DataNotFoundError', 'default_cache_dir', 'sha256_file', 'write_verified', 'download', 'read_zip_member',
-           'check_recorded', 'check_data_path', 'not_text', 'io_message', 'read_regular', 'read_json']
+           'check_recorded', 'check_data_path', 'not_text', 'io_message', 'read_regular', 'read_json', 'write_atomic']
 
 # %% ../nbs/08_files.ipynb #cfda73a5
 class DataNotFoundError(FileNotFoundError, ValueError):
@@ -204,3 +204,16 @@ def read_json(path: str | Path, # the file
         raise ValueError(f"{what} {path}: is not UTF-8 text (byte at offset {e.start:,})") from None
     except json.JSONDecodeError as e:
         raise ValueError(f"{what} {path}: not JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+
+# %% ../nbs/08_files.ipynb #6fc9ad24
+def write_atomic(path: Path, text: str, flag: str = "--out") -> None:
+    "Write `text` to a temporary file beside `path`, then rename it over `path`; a failure names `flag` and the file."
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as e:                                                  # a full disk says no file of its own
+        raise ValueError(f"{flag} {path}: cannot write it: {e.strerror or e}") from None
+    finally:
+        if tmp.exists():
+            tmp.unlink()

@@ -4,7 +4,7 @@
 
 # %% ../nbs/09a_runs.ipynb #673aa9e9
 from __future__ import annotations
-import contextlib, dataclasses, hashlib, io, json, logging, math, os, random, shutil
+import contextlib, dataclasses, hashlib, io, json, logging, math, os, random, shutil, socket, threading, time, uuid
 from pathlib import Path
 import torch
 import torch.nn as nn
@@ -14,11 +14,12 @@ from .tasks import Task
 from .loop import TrainConfig, config_dict, MAX_INT
 
 # %% auto #0
-__all__ = ['CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RUN_FIELDS', 'RECORDS_LIMIT', 'RUN_FILES', 'LOCK_NAME',
-           'CheckpointError', 'CorruptCheckpointError', 'NotCheckpointError', 'named_os_error', 'atomic_write',
-           'atomic_save', 'load_checkpoint', 'find_checkpoint', 'data_id', 'checkpoint_state', 'restore',
-           'read_metrics', 'open_run', 'data_path', 'data_files', 'data_changes', 'run_files', 'check_output',
-           'RunLockedError', 'make_dirs', 'pid_alive', 'RunLock']
+__all__ = ['CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RUN_FIELDS', 'RECORDS_LIMIT', 'RUN_FILES', 'LOCK_NAME', 'DRIVER_LOCK',
+           'HEARTBEAT', 'STALE', 'CheckpointError', 'CorruptCheckpointError', 'NotCheckpointError', 'named_os_error',
+           'atomic_write', 'atomic_save', 'load_checkpoint', 'find_checkpoint', 'data_id', 'checkpoint_state',
+           'restore', 'read_metrics', 'open_run', 'data_path', 'data_files', 'data_changes', 'run_files',
+           'check_output', 'RunLockedError', 'make_dirs', 'pid_alive', 'RunLock', 'DriverLockedError', 'DriverLock',
+           'run_config']
 
 # %% ../nbs/09a_runs.ipynb #e8adc497
 CKPT_FORMAT = "damcha-checkpoint-2"
@@ -547,3 +548,108 @@ class RunLock:
             metrics.unlink()
         if failed:
             self._remove_made()
+
+# %% ../nbs/09a_runs.ipynb #fa9853a6
+DRIVER_LOCK = "driver.json" # the lock of the one driver that runs alone on `out` (chapter 11e's Ray driver)
+HEARTBEAT = 10.0 # seconds between the touches of a lock file
+STALE = 60.0 # a lock file from another host untouched this long is a dead process's
+
+class DriverLockedError(ValueError):
+    "Another live driver runs a comparison on this output folder."
+
+def _lock_holder(path: Path, host: str) -> dict | None:
+    "The live process whose lock file is `path` (None: no file, a dead process's, or no lock file at all)."
+    try:
+        raw, age = read_regular(path, "lock", 4096), time.time() - path.stat().st_mtime
+    except (OSError, ValueError):                                                 # gone, or a device in its place
+        return None
+    try:
+        held = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        held = None
+    if not isinstance(held, dict):                                                # being written just now, or damaged
+        return dict(host="?", pid="?") if age < 5 else None
+    if held.get("host") == host:
+        pid = held.get("pid")
+        return held if isinstance(pid, int) and not isinstance(pid, bool) and pid_alive(pid) else None
+    return held if age < STALE else None                                          # another host: its heartbeat
+
+# %% ../nbs/09a_runs.ipynb #6e965532
+class DriverLock:
+    "A driver's hold on `out`: `exclusive`, it runs alone there; else one of the workers, which share it."
+    def __init__(self, out: str | Path, exclusive: bool = True):
+        self.out = Path(out)
+        self.made = make_dirs(self.out)                                           # removed again if left empty
+        self.me = dict(host=socket.gethostname(), pid=os.getpid(), exclusive=exclusive)
+        own = f".compare-{self.me['host']}-{self.me['pid']}-{uuid.uuid4().hex[:8]}.json"   # a worker's own file
+        self.path = self.out / (DRIVER_LOCK if exclusive else own)
+        self._stop = threading.Event()
+        self._take()
+        other = self._other()
+        if other is not None:
+            self.release()
+            self._refuse(other)
+        threading.Thread(target=self._beat, daemon=True).start()
+
+    def _refuse(self, holder: dict):
+        alone = "alone" if holder.get("exclusive", True) else "as one of its workers"
+        raise DriverLockedError(f"out {self.out}: another damcha compare driver (process {holder['pid']} on "
+                                f"{holder['host']}) runs on it {alone}; wait for it or choose another --out")
+
+    def _take(self):
+        "Write this process's lock file; a driver's is created only where no live driver holds one."
+        for _ in range(3):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                holder = _lock_holder(self.path, self.me["host"])
+                if holder is not None:
+                    self._refuse(holder)
+                self.path.unlink(missing_ok=True)                                 # a dead process's: taken over
+                continue
+            with os.fdopen(fd, "w") as f:
+                json.dump(self.me, f)
+            return
+        raise DriverLockedError(f"out {self.out}: other drivers keep taking it; choose another --out")
+
+    def _other(self) -> dict | None:
+        "A live holder of the other kind (a driver beside the workers, any worker beside a driver); dead ones removed."
+        paths = sorted(self.out.glob(".compare-*.json")) if self.me["exclusive"] else [self.out / DRIVER_LOCK]
+        for p in paths:
+            holder = _lock_holder(p, self.me["host"])
+            if holder is not None:
+                return holder
+            with contextlib.suppress(OSError):
+                p.unlink()                                                        # a dead process's
+        return None
+
+# %% ../nbs/09a_runs.ipynb #ac00e90e
+def _beat(self: DriverLock):
+    "The heartbeat that processes on other hosts look at: the lock file touched every `HEARTBEAT` seconds."
+    while not self._stop.wait(HEARTBEAT):
+        with contextlib.suppress(OSError):
+            os.utime(self.path)
+
+def _release(self: DriverLock):
+    "Give the lock back (only this process's own file), and the folders it made if nothing else went there."
+    self._stop.set()
+    try:
+        if json.loads(read_regular(self.path, "lock", 4096)) == self.me:
+            self.path.unlink()
+    except (OSError, ValueError):
+        pass
+    for d in reversed(self.made):
+        with contextlib.suppress(OSError):
+            d.rmdir()                                                             # only if empty
+
+DriverLock._beat, DriverLock.release = _beat, _release                    # methods, in a cell of their own
+
+# %% ../nbs/09a_runs.ipynb #e3a2917e
+def run_config(ck: dict):
+    "The run's recorded configuration over TrainConfig's defaults (fields added since a run: their defaults)."
+    import types
+    defaults = {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory()
+                for f in dataclasses.fields(TrainConfig)}
+    cfg = types.SimpleNamespace(**{"tokenizer": "char", "bpe_vocab": 1000, **defaults, **ck["config"]})
+    cfg.mlp_hidden = tuple(cfg.mlp_hidden)
+    return cfg

@@ -16,7 +16,7 @@ from .generator import MetricGenerator, context
 from .ablations import make_generator, generator_options
 from .contract import (check_tokens, check_padding_mask, check_attn_mask, build_attn_mask, causal_block_mask,
                              extend_cache, prepare_call, sdpa_attend, zero_padded_queries)
-from .contract import LogitsSource as _LogitsSource, keep_logits as _keep_logits
+from .contract import LogitsSource as _LogitsSource, keep_logits as _keep_logits, check_cache_batch
 import damcha.chunked  # MetricGenerator.head_queries in chunks, the layer's causal path (chapter 04a)
 
 # %% auto #0
@@ -174,6 +174,7 @@ def cached_context(x: Tensor, # (B, T, D) the new tokens
                    cache: dict, # holds 'csum' (B, 1, D) and 'cn' (tokens summed so far); updated in place
                   ) -> Tensor: # (B, T, D) prefix means over everything seen
     "The causal prefix context of the new tokens, continuing the running sum kept in `cache`."
+    check_cache_batch(cache, x.shape[0])                                              # a cache of another batch
     n = cache.get("cn", 0)
     csum = x.cumsum(1) + cache["csum"] if n else x.cumsum(1)                           # (B, T, D)
     cache["csum"] = csum[:, -1:]

@@ -11,9 +11,9 @@ from .metric import check_bool, check_tokens, check_padding_mask # chapter 00's 
 _all_ = ["check_tokens", "check_padding_mask"]
 
 # %% auto #0
-__all__ = ['check_attn_mask', 'build_attn_mask', 'causal_block_mask', 'extend_cache', 'prepare_call', 'attention_mask',
-           'sdpa_attend', 'masked_softmax', 'zero_padded_queries', 'visible_keys', 'LogitsSource', 'keep_scores',
-           'keep_logits', 'recording_logits', 'attention_logits', 'masked_weights', 'check_tokens',
+__all__ = ['check_attn_mask', 'build_attn_mask', 'causal_block_mask', 'extend_cache', 'check_cache_batch', 'prepare_call',
+           'attention_mask', 'sdpa_attend', 'masked_softmax', 'zero_padded_queries', 'visible_keys', 'LogitsSource',
+           'keep_scores', 'keep_logits', 'recording_logits', 'attention_logits', 'masked_weights', 'check_tokens',
            'check_padding_mask']
 
 # %% ../nbs/03_contract.ipynb #449c9dd4
@@ -101,6 +101,12 @@ def _check_cache_call(cache: dict | None, causal: bool, mask, padding_mask) -> N
     if mask is not None or padding_mask is not None:
         raise ValueError("cache: incremental decoding takes no mask or padding_mask (decode unpadded prompts)")
 
+def check_cache_batch(cache: dict | None, B: int) -> None:
+    "A cache filled at one batch size cannot serve another: a `ValueError` naming both sizes."
+    held = [t.shape[0] for t in (cache or {}).values() if torch.is_tensor(t) and t.ndim]
+    if held and held[0] != B:
+        raise ValueError(f"cache: filled at batch {held[0]}, called at batch {B}; start a new cache (an empty dict)")
+
 def prepare_call(x: Tensor, # (B, T, D) tokens
                  d_model: int, n_heads: int,
                  mask: Tensor | None = None, # (T, T), (B, T, T) or (B, H, T, T)
@@ -112,6 +118,7 @@ def prepare_call(x: Tensor, # (B, T, D) tokens
     B, T, D = check_tokens(x, d_model)
     check_bool("causal", causal)                                                       # 'no' would count as True
     _check_cache_call(cache, causal, mask, padding_mask)
+    check_cache_batch(cache, B)
     if mask is not None:
         check_attn_mask(mask, B, n_heads, T)
     pm = check_padding_mask(padding_mask, B, T, require_real=True)

@@ -15,9 +15,9 @@ __all__ = ['head_dim', 'check_int', 'check_bool', 'blocks', 'check_tokens', 'che
 # %% ../nbs/00_metric.ipynb #647237df
 def head_dim(d_model: int, n_heads: int, name: str = "d_model") -> int:
     "The head width `dh = d_model // n_heads`; a `ValueError` naming `name` unless `n_heads` divides `d_model`."
-    if not isinstance(n_heads, int) or n_heads < 1:
+    if not isinstance(n_heads, int) or isinstance(n_heads, bool) or n_heads < 1:
         raise ValueError(f"n_heads must be a positive int, got {n_heads!r}")
-    if not isinstance(d_model, int) or d_model < 1:
+    if not isinstance(d_model, int) or isinstance(d_model, bool) or d_model < 1:
         raise ValueError(f"{name} must be a positive int, got {d_model!r}")
     if d_model % n_heads:
         raise ValueError(f"{name}={d_model} is not divisible by n_heads={n_heads} (need {name} % n_heads == 0)")

@@ -188,8 +188,8 @@ class Decoder(nn.Module):
         nn.init.normal_(self.pos_emb.weight, std=0.02)                                     # logits are near 0
 
     def _check_idx(self, idx: Tensor, start: int = 0):
-        if not isinstance(idx, Tensor) or idx.ndim != 2 or idx.is_floating_point():
-            got = tuple(idx.shape) if isinstance(idx, Tensor) else type(idx).__name__
+        if not isinstance(idx, Tensor) or idx.ndim != 2 or idx.is_floating_point() or idx.dtype == torch.bool:
+            got = f"{tuple(idx.shape)} of {idx.dtype}" if isinstance(idx, Tensor) else type(idx).__name__
             raise ValueError(f"idx must be an integer tensor of shape (B, T), got {got}")
         if start + idx.shape[1] > self.max_len:
             raise ValueError(f"sequence length {start + idx.shape[1]} exceeds max_len={self.max_len}")

@@ -29,6 +29,21 @@ def default_parameterization(generator_kwargs: dict) -> str:
     ablated = g.get("rank") is not None or bool(g.get("layer_bias")) or g.get("off_diag_mode", "mlp") != "mlp"
     return "full" if ablated else "rowmean"
 
+def _check_layer_options(dropout, chunk_size, generator_kwargs: dict) -> None:
+    "The layer's own options, and its generator's by name: a `ValueError` naming the first bad one."
+    if not 0.0 <= dropout < 1.0:
+        raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+    positive_int = isinstance(chunk_size, int) and not isinstance(chunk_size, bool) and chunk_size >= 1
+    if not (chunk_size is None or chunk_size == "auto" or positive_int):
+        raise ValueError(f"chunk_size must be a positive int, 'auto' or None, got {chunk_size!r}")
+    options = set(generator_options())                                                # chapter 01b: with the ablations
+    options -= {"hidden", "use_mlp", "dropout"}                                        # the layer's own names for these
+    unknown = sorted(set(generator_kwargs) - options)
+    if unknown:
+        raise ValueError(f"{unknown[0]}: not an option of DamchaAttention or of its MetricGenerator "
+                         f"(generator options: {', '.join(sorted(options))})")
+
+# %% ../nbs/04_attention.ipynb #8edd3cf4
 class DamchaAttention(_LogitsSource, nn.Module):
     """Data-Adaptive Mahalanobis Cross-Head Attention: `(B, T, D) -> (B, T, D)` with queries `x_i m_i` and keys `x_i`.
     `DamchaAttention(64, 8)` holds 45,760 parameters (`nn.MultiheadAttention(64, 8)`: 16,640); `(768, 12)`: 4,425,280
@@ -49,18 +64,8 @@ class DamchaAttention(_LogitsSource, nn.Module):
         self.dh = head_dim(d_model, n_heads)
         check_bool("bias", bias), check_bool("use_mlp", use_mlp), check_bool("own_generator", own_generator)
         check_bool("qk_proj", qk_proj)
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-        positive_int = isinstance(chunk_size, int) and not isinstance(chunk_size, bool) and chunk_size >= 1
-        if not (chunk_size is None or chunk_size == "auto" or positive_int):
-            raise ValueError(f"chunk_size must be a positive int, 'auto' or None, got {chunk_size!r}")
+        _check_layer_options(dropout, chunk_size, generator_kwargs)
         self.chunk_size = chunk_size
-        options = set(generator_options())                                            # chapter 01b: with the ablations
-        options -= {"hidden", "use_mlp", "dropout"}                                    # the layer's own names for these
-        unknown = sorted(set(generator_kwargs) - options)
-        if unknown:
-            raise ValueError(f"{unknown[0]}: not an option of DamchaAttention or of its MetricGenerator "
-                             f"(generator options: {', '.join(sorted(options))})")
         self.d_model, self.n_heads, self.dropout = d_model, n_heads, dropout
         self.v_proj = nn.Linear(d_model, d_model, bias=bias)
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)

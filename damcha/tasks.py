@@ -346,6 +346,7 @@ def _check_task_args(name, seq_len, objective, fraction, patch_size, options, to
     if tokenizer != "char" and name not in SEQ2SEQ_TASKS:
         raise ValueError(f"tokenizer applies to the source-conditioned tasks ({', '.join(SEQ2SEQ_TASKS)}), not {name}")
 
+# %% ../nbs/08e_tasks.ipynb #0b0fef3f
 def make_task(name: str, # one of TASKS
               data: str | Path | None = None, # a file or folder; see the table above
               seq_len: int = 64, # window (or padded sequence) length of the text tasks

@@ -555,16 +555,11 @@ def _changed_data(args, ck: dict, task, cfg) -> list[str]:
 
 # %% ../nbs/15_cli.ipynb #420eb785
 def _cmd_evaluate(args) -> int:
-    from damcha.runs import check_output, find_checkpoint, run_config
+    from damcha.runs import check_output, run_checkpoint, run_config
     from damcha.loop import build_model, resolve_device
     out = _check_evaluate_args(args)
     run = Path(args.run_dir)
-    try:
-        ck, path = find_checkpoint(run, quiet=True)
-    except ValueError as e:
-        raise ValueError(f"RUN_DIR {args.run_dir}: {one_line(e)}") from None
-    if ck is None:
-        raise ValueError(f"RUN_DIR {args.run_dir}: holds no checkpoint (ckpt.pt); give the --out of a damcha train run")
+    ck, path = run_checkpoint(run, f"RUN_DIR {args.run_dir}")               # one line naming RUN_DIR
     if path.name != "ckpt.pt":                                           # as `damcha train --resume` says it
         why = "is corrupt" if (run / "ckpt.pt").exists() else "is missing"
         print(f"damcha evaluate: {run / 'ckpt.pt'} {why}; scoring the previous checkpoint {path} (step {ck['step']})",

@@ -19,7 +19,7 @@ __all__ = ['CKPT_FORMAT', 'CKPT_NAME', 'CKPT_PREVIOUS', 'RUN_FIELDS', 'RECORDS_L
            'atomic_write', 'atomic_save', 'load_checkpoint', 'find_checkpoint', 'data_id', 'checkpoint_state',
            'restore', 'read_metrics', 'open_run', 'data_path', 'data_files', 'data_changes', 'run_files',
            'check_output', 'RunLockedError', 'make_dirs', 'pid_alive', 'RunLock', 'DriverLockedError', 'DriverLock',
-           'run_config']
+           'run_config', 'run_checkpoint']
 
 # %% ../nbs/09a_runs.ipynb #e8adc497
 CKPT_FORMAT = "damcha-checkpoint-2"
@@ -653,3 +653,19 @@ def run_config(ck: dict):
     cfg = types.SimpleNamespace(**{"tokenizer": "char", "bpe_vocab": 1000, **defaults, **ck["config"]})
     cfg.mlp_hidden = tuple(cfg.mlp_hidden)
     return cfg
+
+# %% ../nbs/09a_runs.ipynb #fb5e93ea
+def run_checkpoint(run: Path, # a `damcha train` run's folder
+                   where: str, # how the caller names it in an error: 'RUN_DIR runs/a', 'run runs/a'
+                  ) -> tuple[dict, Path]: # the checkpoint and its path (ckpt.prev.pt when ckpt.pt is damaged)
+    "The newest good checkpoint of a finished run, as `find_checkpoint` chooses it; a `ValueError` naming `where`."
+    run = Path(run)
+    if not run.is_dir():
+        raise ValueError(f"{where}: {'not a directory' if run.exists() else 'no such directory'}")
+    try:
+        ck, path = find_checkpoint(run, quiet=True)
+    except CheckpointError as e:
+        raise ValueError(f"{where}: {e}") from None
+    if ck is None:
+        raise ValueError(f"{where}: holds no checkpoint ({CKPT_NAME}); give the --out folder of a damcha train run")
+    return ck, path

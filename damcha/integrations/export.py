@@ -18,7 +18,7 @@ from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
 from ..text import CharVocab
 from ..source import SPECIAL_TOKENS, tokenizer_from_dict
 from ..loop import TrainConfig, build_model
-from ..runs import CKPT_NAME, CheckpointError, find_checkpoint
+from ..runs import CKPT_NAME, find_checkpoint, run_checkpoint
 from ..tasks import IMAGE_TASKS
 from .hf import DamchaConfig, DamchaForCausalLM
 
@@ -105,15 +105,8 @@ def _check_out(out: Path) -> None:
                          f"is written over it, give another directory")
 
 def _read_run(run: Path, where: str) -> tuple[dict, Path]:
-    "The checkpoint to export and its path: the newest good one, as `find_checkpoint` chooses."
-    if not run.is_dir():
-        raise ValueError(f"{where}: {'not a directory' if run.exists() else 'no such directory'}")
-    try:
-        ck, path = find_checkpoint(run, quiet=True)
-    except CheckpointError as e:
-        raise ValueError(f"{where}: {e}") from None
-    if ck is None:
-        raise ValueError(f"{where}: holds no checkpoint ({CKPT_NAME}); give the out folder of a damcha train run")
+    "The checkpoint to export and its path: the newest good one (chapter 09a's `run_checkpoint`)."
+    ck, path = run_checkpoint(run, where)
     if path.name != CKPT_NAME:
         warnings.warn(f"{where}: {CKPT_NAME} is missing or damaged; exporting the previous checkpoint {path.name} "
                       f"(step {ck['step']})", UserWarning, stacklevel=3)

@@ -23,10 +23,11 @@ from .images import PatchReconstructor, row_mask, masked_patch_mse, patchify
 # %% auto #0
 __all__ = ['TASKS', 'MAX_SEED', 'MAX_INT', 'APPLIES', 'tiny_train', 'default_warmup', 'named_params', 'check_value',
            'check_options', 'option_error', 'loop_generator_kwargs', 'check_layer_options', 'TrainConfig',
-           'config_dict', 'resolve_device', 'setup_distributed', 'autocast_for', 'stress', 'distribute', 'build_model',
-           'model_params', 'attention_flops_per_token', 'step_generator', 'train_batch', 'eval_batches', 'aux_loss',
-           'lr_at', 'make_optimizer', 'set_lr', 'train_step', 'evaluate_split', 'AttentionMonitor', 'grad_norm_stats',
-           'run_grad_norm_stats', 'stability_summary', 'measure_logits']
+           'config_dict', 'resolve_device', 'setup_distributed', 'autocast_for', 'stress', 'distribute',
+           'check_fits_memory', 'build_model', 'model_params', 'attention_flops_per_token', 'step_generator',
+           'train_batch', 'eval_batches', 'aux_loss', 'lr_at', 'make_optimizer', 'set_lr', 'train_step',
+           'evaluate_split', 'AttentionMonitor', 'grad_norm_stats', 'run_grad_norm_stats', 'stability_summary',
+           'measure_logits']
 
 # %% ../nbs/09_loop.ipynb #56d7c22d
 def tiny_train(model: nn.Module, batch, steps: int, lr: float = 3e-3) -> list[float]:
@@ -373,8 +374,22 @@ def distribute(model: nn.Module, cfg: TrainConfig, device: torch.device, world: 
     return net
 
 # %% ../nbs/09_loop.ipynb #ac5552fd
+def check_fits_memory(cfg: TrainConfig) -> None:
+    "Refuse at once a model whose weights, gradients and AdamW state cannot fit in this machine's memory."
+    per_layer = 4 * cfg.d_model ** 2 + 2 * cfg.d_model * cfg.d_ff                 # attention and MLP: a lower bound
+    need = 16 * cfg.n_layers * per_layer                                           # float32 weights, grads, m and v
+    try:
+        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):                                  # no such count here: no check
+        return
+    if need > have:
+        raise ValueError(f"n_layers={cfg.n_layers}, d_model={cfg.d_model}, d_ff={cfg.d_ff}: the weights, gradients "
+                         f"and AdamW state need at least {need / 2 ** 30:,.0f} GiB; this machine has "
+                         f"{have / 2 ** 30:,.0f} GiB")
+
 def build_model(cfg: TrainConfig, task: Task) -> nn.Module:
     "The model `cfg` asks for, shaped for `task`."
+    check_fits_memory(cfg)                                                         # not minutes of allocation first
     common = dict(attention=cfg.attention, share_mlp=cfg.share_mlp, mlp_hidden=cfg.mlp_hidden, dropout=cfg.dropout,
                   use_mlp=cfg.use_mlp, generator_kwargs=loop_generator_kwargs(cfg.attention, cfg.generator_kwargs),
                   attn_kwargs=dict(cfg.attn_kwargs) or None)

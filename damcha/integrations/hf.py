@@ -28,11 +28,12 @@ if "cache" not in CausalLMOutputWithPast.__dataclass_fields__:                  
 from ..models import Block, Decoder, attention_class
 from ..generator import context
 from ..attention import cached_context, default_parameterization
+from ..files import read_json
 from ..contract import recording_logits, masked_weights
 
 # %% auto #0
-__all__ = ['DamchaConfig', 'gpt2_small_config', 'DamchaCacheLayer', 'DamchaCache', 'DamchaBlock', 'DamchaPreTrainedModel',
-           'DamchaForCausalLM', 'DamchaModel', 'tensor_sha256', 'weights_digests']
+__all__ = ['COVERS', 'DamchaConfig', 'gpt2_small_config', 'DamchaCacheLayer', 'DamchaCache', 'DamchaBlock',
+           'DamchaPreTrainedModel', 'DamchaForCausalLM', 'DamchaModel', 'tensor_sha256', 'weights_digests']
 
 # %% ../../nbs/14_hf.ipynb #0ad025ff
 class DamchaConfig(PreTrainedConfig):
@@ -137,10 +138,8 @@ class DamchaCacheLayer(CacheLayerMixin):
 
 # %% ../../nbs/14_hf.ipynb #724f40de
 class DamchaCache(Cache):
-    """The decoder's caches, one per group of rows with as many real tokens, behind transformers' `Cache`.
-
-    A group holds `rows` (batch indices), `state` (a `Stack.new_cache()` for those rows), `hist` (G, S, D): the stack
-    inputs of their real tokens (to rebuild the state after `crop`), and `where` (G, S): their columns in the batch."""
+    """The decoder's caches, one per group of rows with as many real tokens, behind transformers' `Cache`. A group:
+    `rows`, `state` (a `Stack.new_cache()`), `hist` (G, S, D) to rebuild it after `crop`, `where` (G, S) its columns."""
     def __init__(self, model: "DamchaForCausalLM"):
         super().__init__(layers=[])
         self.layers = [DamchaCacheLayer(self, l) for l in range(model.config.n_layers)]
@@ -273,9 +272,8 @@ class DamchaPreTrainedModel(PreTrainedModel):
         self.model.vocab_size = value.num_embeddings
 
     def mark_tied_weights_as_initialized(self, loading_info) -> None:
-        """Keep a missing tied embedding missing. transformers marks the head's weight as set (the embedding will be
-        tied to it), and that is the embedding itself here; for a model defined outside transformers it then drops
-        every marked weight from the missing ones: the embedding would stay on `meta`, which `kernelize` refuses."""
+        """Keep a missing tied embedding missing: transformers marks the head's weight (the embedding itself here) as
+        set and drops it from the missing ones, so it would stay on `meta`, which `kernelize` refuses."""
         sources = {s for s in self.all_tied_weights_keys.values() if s in loading_info.missing_keys}
         super().mark_tied_weights_as_initialized(loading_info)
         loading_info.missing_keys |= sources                    # moved off `meta` and initialised, as GPT-2's are
@@ -453,9 +451,8 @@ def _sdpa_weights(query: Tensor, key: Tensor, value: Tensor, # (B, H, T, E), (B,
     return F.dropout(w, dropout_p) if dropout_p > 0 else w
 
 class _ExplicitAttention(TorchFunctionMode):
-    """Inside the block, every `scaled_dot_product_attention` call is computed as `w @ v`, with `w` from
-    `_sdpa_weights`, and `w` is kept for the current `layer`. `place(w) -> (kept, used)`, when set, lays `w` out in the
-    batch's columns (`kept`) and gives back the tensor that multiplies `v` (`used`, read from `kept`)."""
+    """Every `scaled_dot_product_attention` call in the block as `w @ v`, `w` (`_sdpa_weights`) kept for `layer`.
+    `place(w) -> (kept, used)` lays `w` out in the batch's columns and gives the tensor that multiplies `v`."""
     def __init__(self, place=None):
         super().__init__()
         self.place, self.layer, self.calls = place, None, {}
@@ -602,9 +599,13 @@ AutoModelForCausalLM.register(DamchaConfig, DamchaForCausalLM, exist_ok=True)
 AutoModel.register(DamchaConfig, DamchaModel, exist_ok=True)
 
 # %% ../../nbs/14_hf.ipynb #faf290c7
-def tensor_sha256(t: Tensor) -> str:
-    "sha256 of a tensor's bytes (contiguous, on the CPU), as saved."
-    return hashlib.sha256(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()).hexdigest()
+COVERS = "dtype,shape,bytes" # what the digests of a saved model cover; configs saved without this key: bytes only
+
+def tensor_sha256(t: Tensor, header: bool = True) -> str:
+    "sha256 of a tensor's dtype, shape and bytes (contiguous, on the CPU), as saved; `header=False`: the bytes alone."
+    h = hashlib.sha256(f"{str(t.dtype).removeprefix('torch.')}:{list(t.shape)}:".encode() if header else b"")
+    h.update(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()
 
 def _weight_files(d: Path) -> list[Path]:
     index = d / "model.safetensors.index.json"
@@ -612,13 +613,13 @@ def _weight_files(d: Path) -> list[Path]:
         return sorted({d / f for f in json.loads(index.read_text())["weight_map"].values()})
     return [d / "model.safetensors"] if (d / "model.safetensors").is_file() else []
 
-def weights_digests(d: str | Path) -> dict[str, str]:
-    "tensor name -> sha256, for every tensor in a saved model's safetensors file(s)."
+def weights_digests(d: str | Path, header: bool = True) -> dict[str, str]:
+    "tensor name -> `tensor_sha256`, for every tensor in a saved model's safetensors file(s)."
     out = {}
     for f in _weight_files(Path(d)):
         with safe_open(f, "pt") as sf:
             for k in sf.keys():
-                out[k] = tensor_sha256(sf.get_tensor(k))
+                out[k] = tensor_sha256(sf.get_tensor(k), header)
     return out
 
 def _save_pretrained(self: DamchaPreTrainedModel, save_directory, *args, **kwargs):
@@ -627,15 +628,14 @@ def _save_pretrained(self: DamchaPreTrainedModel, save_directory, *args, **kwarg
     digests = weights_digests(save_directory)
     if digests:
         cfg = Path(save_directory) / "config.json"
-        data = dict(json.loads(cfg.read_text()), weights_sha256=digests)
+        data = dict(json.loads(cfg.read_text()), weights_sha256=digests, weights_sha256_covers=COVERS)
         cfg.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 DamchaPreTrainedModel.save_pretrained = _save_pretrained
 
 # %% ../../nbs/14_hf.ipynb #bab23c99
 def _init_missing(self: DamchaPreTrainedModel, missing: set[str]) -> None:
-    """Give each missing weight, and each tensor still on `meta`, the constructor's value, then tie again.
-    transformers' own loading does so for the weights it names missing; this also covers the ones it does not name."""
+    "Give each missing weight, and each tensor still on `meta` (transformers names not all), the constructor's value."
     fresh = self.__dict__.pop("_fresh_init", None)
     state = self.state_dict(keep_vars=True)
     todo = sorted({k for k in missing if k in state} | {k for k, t in state.items() if t.is_meta})
@@ -660,13 +660,13 @@ DamchaPreTrainedModel._init_missing = _init_missing
 
 # %% ../../nbs/14_hf.ipynb #8dbf5b99
 def _from_pretrained(cls, pretrained_model_name_or_path, *args, output_loading_info: bool = False, **kwargs):
-    """transformers' `from_pretrained`, checked: a local checkpoint whose tensors differ from the sha256 its config
-    records is refused, naming them; missing or unexpected weights are named in a warning (missing ones get the
-    constructor's values)."""
+    """transformers' `from_pretrained`, checked: a local checkpoint whose tensors differ from their recorded sha256 is
+    refused, naming them; missing or unexpected weights are named in a warning (missing ones: the constructor's)."""
     d = Path(pretrained_model_name_or_path) if pretrained_model_name_or_path is not None else None
     if d is not None and d.is_dir() and (d / "config.json").is_file():
-        want = json.loads((d / "config.json").read_text()).get("weights_sha256") or {}
-        have = weights_digests(d) if want else {}
+        saved_cfg = read_json(d / "config.json", "config.json")
+        want = saved_cfg.get("weights_sha256") or {}
+        have = weights_digests(d, saved_cfg.get("weights_sha256_covers") == COVERS) if want else {}
         bad = sorted(k for k in set(want) & set(have) if want[k] != have[k])
         if bad:
             raise ValueError(f"{d}: the saved weights do not match the sha256 recorded in config.json for "

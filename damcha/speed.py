@@ -4,7 +4,7 @@
 
 # %% ../nbs/12a_speed.ipynb #a51fb932
 from __future__ import annotations
-import argparse, io, json, platform, statistics, sys, time
+import argparse, io, json, platform, shlex, statistics, sys, time
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from typing import Callable
@@ -13,15 +13,16 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from .models import ATTENTIONS, Decoder
+from .files import read_regular
 from .runs import atomic_write
 from .bench import (Shape, SHAPES, QUICK_SHAPES, Candidate, candidates, make_step, time_blocks, gemm_step,
                           stream_steps, step_flops, derived_flops, step_gemms, step_memory, step_breakdown, thp_active)
 
 # %% auto #0
-__all__ = ['MODEL_SHAPE', 'QUICK_MODEL_SHAPE', 'BENCH_SUFFIXES', 'run_bench', 'ModelShape', 'model_candidates', 'make_train_step',
-           'resident_bytes', 'run_model_bench', 'evaluate_targets', 'limits', 'format_table', 'bench_figsize',
-           'plot_bench', 'plot_model', 'add_bench_arguments', 'bench_stem', 'is_bench_file', 'check_bench_out',
-           'run_from_args', 'bench_main']
+__all__ = ['MODEL_SHAPE', 'QUICK_MODEL_SHAPE', 'BENCH_SUFFIXES', 'BENCH_FILE_LIMIT', 'run_bench', 'ModelShape',
+           'model_candidates', 'make_train_step', 'resident_bytes', 'run_model_bench', 'evaluate_targets', 'limits',
+           'format_table', 'bench_figsize', 'plot_bench', 'plot_model', 'add_bench_arguments', 'bench_stem',
+           'is_bench_file', 'check_bench_out', 'run_from_args', 'bench_main']
 
 # %% ../nbs/12a_speed.ipynb #e5668fdc
 def _env(device, dtype) -> dict:
@@ -463,6 +464,7 @@ def _check_args(args: argparse.Namespace) -> list[Shape]:
 
 # %% ../nbs/12a_speed.ipynb #894e4ee8
 BENCH_SUFFIXES = (".json", ".md", ".png")
+BENCH_FILE_LIMIT = 64 << 20   # bytes: a bench file is far smaller; a larger one is no earlier bench's
 
 def bench_stem(device: torch.device, dtype: torch.dtype) -> str:
     "The files' name: cpu or cuda, -bf16 in bfloat16, -nothp on a CPU without huge-page allocation."
@@ -472,18 +474,19 @@ def bench_stem(device: torch.device, dtype: torch.dtype) -> str:
 def is_bench_file(path: str | Path) -> bool:
     "Whether `path` is a file an earlier `damcha bench --out` wrote (which a new run may replace)."
     path = Path(path)
-    try:
-        head = path.read_bytes()[:1 << 16]
-    except OSError:
+    try:                                             # a regular file with a bound: never a device read without end
+        data = read_regular(path, "--out", BENCH_FILE_LIMIT)
+    except (OSError, ValueError):
         return False
+    head = data[:1 << 16]
     if path.suffix == ".png":              # the command is in its Title; an older figure: matplotlib's, beside a record
         return head.startswith(b"\x89PNG") and (b"damcha bench " in head or (
             b"Software\x00Matplotlib" in head and is_bench_file(path.with_suffix(".json"))))
     if path.suffix == ".md":
         return head.startswith((b"`damcha bench ", b"`THP_MEM_ALLOC_ENABLE=0 damcha bench "))
     try:
-        rec = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        rec = json.loads(data.decode("utf-8"))
+    except ValueError:
         return False
     return isinstance(rec, dict) and "damcha bench " in str(rec.get("command")) and "rows" in rec
 
@@ -540,7 +543,7 @@ def run_from_args(args: argparse.Namespace, argv: list[str] | None = None) -> in
     if argv is None:                                                               # as typed after `damcha bench`
         argv = sys.argv[2:] if sys.argv[1:2] == ["bench"] else sys.argv[1:]
     off = device.type == "cpu" and not res["env"]["thp_alloc"]
-    res["command"] = ("THP_MEM_ALLOC_ENABLE=0 " if off else "") + "damcha bench " + " ".join(argv)
+    res["command"] = ("THP_MEM_ALLOC_ENABLE=0 " if off else "") + "damcha bench " + shlex.join(argv)
     table = format_table(res)
     print(table)
     if args.out:

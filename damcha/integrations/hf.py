@@ -368,10 +368,8 @@ def _trunk(self: DamchaPreTrainedModel, input_ids, attention_mask, position_ids,
     h = self.model.drop(x + self.model.pos_emb(pos))                                   # (B, T, D) stack inputs
     eager = getattr(cfg, "_attn_implementation", None) == "eager"                     # SDPA's explicit math kernel
     with sdpa_kernel(SDPBackend.MATH) if eager else contextlib.nullcontext():
-        if use_cache:
-            y, hidden, weights = self._rows(h, real, cache, output_attentions, output_hidden_states)
-        else:
-            y, hidden, weights = self._packed(h, real, output_attentions, output_hidden_states)
+        y, hidden, weights = (self._rows(h, real, cache, output_attentions, output_hidden_states) if use_cache
+                              else self._packed(h, real, output_attentions, output_hidden_states))
     return y, cache if use_cache else None, hidden, weights
 
 DamchaPreTrainedModel._trunk = _trunk
@@ -589,9 +587,11 @@ def _prepare_inputs_for_generation(self: DamchaForCausalLM, input_ids, next_sequ
                                    attention_mask=None, inputs_embeds=None, is_first_iteration=False, **kwargs):
     "transformers' preparation, with positions counted from the mask (right padding too) unless given."
     kwargs.pop("position_ids", None)                      # generate() extends them by +1 a step, wrong after padding
-    return GenerationMixin.prepare_inputs_for_generation(
-        self, input_ids, next_sequence_length=next_sequence_length, cache=cache, attention_mask=attention_mask,
-        inputs_embeds=inputs_embeds, is_first_iteration=is_first_iteration, **kwargs)
+    empty = [] if attention_mask is None else (~attention_mask.bool().any(-1)).nonzero().flatten().tolist()
+    if empty:                                             # transformers would generate these rows from nothing
+        raise ValueError(f"attention_mask: row(s) {empty} hold no real token (all zeros): nothing to generate from")
+    return GenerationMixin.prepare_inputs_for_generation(self, input_ids, next_sequence_length, cache, attention_mask,
+                                                         inputs_embeds, is_first_iteration, **kwargs)
 
 DamchaForCausalLM.prepare_inputs_for_generation = _prepare_inputs_for_generation
 AutoConfig.register("damcha", DamchaConfig, exist_ok=True)

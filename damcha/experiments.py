@@ -615,6 +615,17 @@ def _selected(preset, ptb_dir, seeds, out: Path, only: str | None) -> list[RunSp
                          f"{', '.join(names)}")
     return specs
 
+def _unplanned_note(preset, ptb_dir, seeds, out: Path) -> str:
+    "A notice when `out` holds recorded runs that `preset` (with these seeds) does not plan; else ''."
+    planned = {s.run_id for s in preset_runs(preset, ptb_dir, seeds, out=out)}
+    others = sorted(set(_done(out)) - planned)
+    if not others:
+        return ""
+    return (f"note: {out} holds {len(others)} recorded run(s) that the {preset!r} preset does not plan with these "
+            f"options (another preset's, or other seeds'; for example {others[0]}). They stay in results.jsonl. "
+            f"summary.md, summary.csv and the figures will show the {preset!r} runs only; the other command, run "
+            f"again, writes its own tables back from the recorded runs.")
+
 def _check_ptb(specs: list[RunSpec]) -> None:
     for data in dict.fromkeys(s.settings["data"] for s in specs if s.settings.get("task") == "ptb-char"):
         missing = [f"ptb.char.{split}.txt" for split in ("valid", "test")
@@ -648,6 +659,9 @@ def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_r
     continue; start it again in another process on the same `out` to share the runs between two workers."""
     out = Path(out)
     specs = _selected(preset, ptb_dir, seeds, out, only)
+    note = _unplanned_note(preset, ptb_dir, seeds, out)
+    if note:                                          # the tables written below would hide those runs
+        log(note)
     if dry_run:
         done = _done(out)
         for i, s in enumerate(specs, 1):

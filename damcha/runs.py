@@ -5,6 +5,7 @@
 # %% ../nbs/09a_runs.ipynb #673aa9e9
 from __future__ import annotations
 import contextlib, dataclasses, hashlib, io, json, logging, math, os, random, shutil, socket, threading, time, uuid
+import stat
 from pathlib import Path
 import torch
 import torch.nn as nn
@@ -474,11 +475,29 @@ def _refuse(out: Path, holder: str):
     raise RunLockedError(f"out {out}: in use, {who} is training in it; wait for it to finish or choose "
                          f"another directory")
 
+def _no_lock(path: Path, out: Path):
+    kind = "a link" if path.is_symlink() else "not a regular file"
+    raise ValueError(f"out {out}: {path.name} is {kind}, not a lock this library made, and nothing was written to it; "
+                     f"remove it if no run uses it")
+
+def _open_lock(path: Path, out: Path, flags: int) -> int:
+    "`os.open` of a lock file, a regular file: a link, a device, a FIFO or a folder in its place is refused."
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0), 0o644)
+    except OSError as e:
+        if isinstance(e, FileExistsError) or not (path.is_symlink() or path.is_dir()):
+            raise
+        _no_lock(path, out)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        _no_lock(path, out)
+    return fd
+
 def _flock(path: Path, out: Path) -> int:
     "The descriptor of `path` under an exclusive `flock`, holding this process's id; refused while another holds it."
     import fcntl
     for _ in range(3):
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = _open_lock(path, out, os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -500,9 +519,11 @@ def _pid_file(path: Path, out: Path) -> int:
     "Where there is no `flock`: `path` created exclusively, holding this process's id; a dead holder's is taken over."
     for _ in range(3):
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            fd = _open_lock(path, out, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
-            holder = path.read_text().strip() if path.exists() else ""
+            if path.is_symlink() or (path.exists() and not path.is_file()):
+                _no_lock(path, out)
+            holder = read_regular(path, "lock", 64).decode("ascii", "replace").strip() if path.exists() else ""
             if holder.isdigit() and pid_alive(int(holder)):
                 _refuse(out, holder)
             path.unlink(missing_ok=True)                                      # its holder died

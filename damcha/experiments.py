@@ -4,7 +4,7 @@
 
 # %% ../nbs/11_experiments.ipynb #5f202e0d
 from __future__ import annotations
-import contextlib, json, logging, math, os, re, shutil, socket, stat, statistics, sys, threading, time, uuid
+import contextlib, glob, json, logging, math, os, re, shutil, socket, stat, statistics, sys, threading, time, uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -307,7 +307,7 @@ def _portable(settings: dict) -> dict:
         return dict(settings)
 
 # %% ../nbs/11_experiments.ipynb #7bb793c1
-CLAIM = "claim.pid" # a run's claim file: the id of the process training it
+CLAIM = "claim.pid" # a run's claim file: the id and host of the process training it
 _log = logging.getLogger("damcha.train")                                  # the notices the command prints
 _noticed: set = set()                                                    # (file, line, text): each said once
 
@@ -392,24 +392,35 @@ def _append(path: Path, row: dict) -> None:
 
 append_result = _append # public: another backend's driver writes its rows with it
 
-def _claim(path: Path) -> bool:
-    "Make `path` this process's claim on a run; False while a live process holds it (a dead one's claim is taken)."
+def _claim_held(text: str, age: float, out: Path | None) -> bool:
+    "Whether a claim `PID HOST` (an older one: `PID`), last written `age` seconds ago, is a live process's."
+    pid, _, host = text.strip().partition(" ")
+    if not pid.isdigit():
+        return not text and age < 5                                              # being written just now
+    if host in ("", socket.gethostname()):
+        return pid_alive(int(pid))
+    locks = out.glob(f".compare-{glob.escape(host)}-{pid}-*.json") if out is not None else []
+    return min([age, *(time.time() - p.stat().st_mtime for p in locks)]) < STALE   # or its worker's heartbeat
+
+def _claim(path: Path, out: Path | None = None) -> bool:
+    """Make `path` this process's claim on a run; False while a live process holds it (a dead one's claim is taken).
+    A claim from another host lives while its worker's lock in `out`, the comparison's folder, is fresh."""
     path.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(2):
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
             try:
-                text = read_regular(path, "claim", 64).decode("ascii", "replace")
+                text = read_regular(path, "claim", 300).decode("ascii", "replace")
+                held = _claim_held(text, time.time() - path.stat().st_mtime, out)
             except (OSError, ValueError):                                         # gone, or no claim file: not held
-                text = ""
-            young = path.exists() and time.time() - path.stat().st_mtime < 5
-            if (text.isdigit() and pid_alive(int(text))) or (not text and young):   # held, or being written just now
+                held = False
+            if held:
                 return False
             path.unlink(missing_ok=True)
             continue
         with os.fdopen(fd, "w") as f:
-            f.write(str(os.getpid()))
+            f.write(f"{os.getpid()} {socket.gethostname()}")
         return True
     return False
 
@@ -583,7 +594,7 @@ def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = Fa
             results.append(done[spec.run_id])
             continue
         run_dir = out / "runs" / spec.run_id
-        if not _claim(run_dir / CLAIM):
+        if not _claim(run_dir / CLAIM, out):
             log(f"[{i}/{len(specs)}] {spec.run_id}: another process is training it", flush=True)
             continue
         try:
@@ -619,12 +630,10 @@ def _unplanned_note(preset, ptb_dir, seeds, out: Path) -> str:
     "A notice when `out` holds recorded runs that `preset` (with these seeds) does not plan; else ''."
     planned = {s.run_id for s in preset_runs(preset, ptb_dir, seeds, out=out)}
     others = sorted(set(_done(out)) - planned)
-    if not others:
-        return ""
-    return (f"note: {out} holds {len(others)} recorded run(s) that the {preset!r} preset does not plan with these "
-            f"options (another preset's, or other seeds'; for example {others[0]}). They stay in results.jsonl. "
-            f"summary.md, summary.csv and the figures will show the {preset!r} runs only; the other command, run "
-            f"again, writes its own tables back from the recorded runs.")
+    return "" if not others else (
+        f"note: {out} holds {len(others)} recorded run(s) that the {preset!r} preset does not plan with these options "
+        f"(another preset's, or other seeds'; for example {others[0]}). They stay in results.jsonl, but the tables and "
+        f"figures will show the {preset!r} runs only; the other command rewrites its own.")
 
 def _check_ptb(specs: list[RunSpec]) -> None:
     for data in dict.fromkeys(s.settings["data"] for s in specs if s.settings.get("task") == "ptb-char"):

@@ -652,7 +652,7 @@ def _failure(e: Exception, say) -> int | None:
     return 2
 
 # %% ../nbs/15_cli.ipynb #70c45ff6
-_STATE = {"args": None, "said": False, "signals": 0, "hold": False}
+_STATE = {"args": None, "said": False, "signals": 0, "hold": False, "status": 130}
 
 def _say_interrupted() -> None:
     "The one line an interruption gets, once: the command, and how to continue where there is a way."
@@ -666,6 +666,7 @@ def _say_interrupted() -> None:
 def _on_sigint(signum, frame):
     "Ctrl-C: the first raises KeyboardInterrupt (`main` says one line); a second ends the process at once, quietly."
     _STATE["signals"] += 1
+    _STATE["status"] = 128 + signum                                     # 130 for SIGINT, 143 for SIGTERM
     if _STATE["signals"] == 1:
         if _STATE["hold"]:                                              # an import half done: `_run` raises after it
             return
@@ -673,23 +674,23 @@ def _on_sigint(signum, frame):
     _say_interrupted()
     with contextlib.suppress(Exception):
         sys.stdout.flush()
-    os._exit(130)                                                       # no exit hooks left to print a traceback
+    os._exit(_STATE["status"])                                          # no exit hooks left to print a traceback
 
 def main(argv: list[str] | None = None) -> int:
     "The `damcha` command: `damcha train ...`, `damcha evaluate ...`, `damcha compare ...`, `damcha bench ...`."
     import signal, threading
-    _STATE.update(args=None, said=False, signals=0, hold=False)
+    _STATE.update(args=None, said=False, signals=0, hold=False, status=130)
     own = threading.current_thread() is threading.main_thread()
-    before = signal.signal(signal.SIGINT, _on_sigint) if own else None  # before the heavy imports
+    before = {s: signal.signal(s, _on_sigint) for s in (signal.SIGINT, signal.SIGTERM)} if own else {}   # first
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")                  # huge pages for large CPU tensors (chapter 12)
     try:
         return _run(argv)
     except KeyboardInterrupt:                                           # at any moment: imports, parsing, work
         _say_interrupted()
-        return 130
+        return _STATE["status"]
     finally:
-        if own and argv is not None:                                    # a caller's own handler back; the command
-            signal.signal(signal.SIGINT, before)                        # keeps its own until the process exits
+        for s, handler in before.items() if argv is not None else ():   # a caller's own handlers back; the command
+            signal.signal(s, handler)                                   # keeps its own until the process exits
 
 if __name__ == "__main__" and "__file__" in globals():          # `python -m damcha.cli` (torchrun); not in the notebook
     sys.exit(main())

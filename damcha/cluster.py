@@ -4,7 +4,7 @@
 
 # %% ../nbs/11e_cluster.ipynb #4e2098cd
 from __future__ import annotations
-import json, logging, math, os, re, socket, time
+import json, logging, math, os, re, signal, socket, threading, time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -91,6 +91,40 @@ def _bootstrap(address: str) -> str:
         raise ValueError(f"--ray {address}: no Ray cluster found from this machine ({why})") from None
 
 # %% ../nbs/11e_cluster.ipynb #822659a6
+_REAPER = """import sys, time
+sys.path.insert(0, sys.argv[2])                                     # Ray's own copy of psutil
+import psutil
+driver, me, seen = psutil.Process(int(sys.argv[1])), psutil.Process(), {}
+while True:                                                         # the driver's descendants, while it lives
+    try:
+        if driver.status() == psutil.STATUS_ZOMBIE:
+            break
+        seen.update((c.pid, c) for c in driver.children(recursive=True) if c.pid != me.pid)
+    except psutil.NoSuchProcess:
+        break
+    if not sys.stdout.closed:
+        print("watching", flush=True)                               # the driver goes on once Ray's processes are seen
+        sys.stdout.close()
+    time.sleep(1)
+left = [c for c in seen.values() if c.is_running()]                 # is_running: the same process, not a reused pid
+for c in left:
+    try:
+        c.terminate()
+    except psutil.NoSuchProcess:
+        pass
+for c in psutil.wait_procs(left, timeout=5)[1]:
+    c.kill()
+"""
+
+def _reap_after(pid: int) -> None:
+    "Start a watcher that ends the processes of the Ray instance that driver `pid` started, once the driver is gone."
+    import subprocess, sys, ray
+    vendored = str(Path(ray.__file__).parent / "thirdparty_files")
+    p = subprocess.Popen([sys.executable, "-c", _REAPER, str(pid), vendored], start_new_session=True,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    p.stdout.readline()                                              # its first look taken (or it failed: EOF)
+    p.stdout.close()
+
 def connect(address: str, num_cpus: int | None = None,
             threads: int = 1, # the CPUs one run asks for
             gpus: float = 0, # the GPUs one run asks for
@@ -112,10 +146,15 @@ def connect(address: str, num_cpus: int | None = None,
         else:                                                                    # `auto`: the address it stands for
             found = _bootstrap(address) if address == "auto" else address
             kw = dict(address=_reachable(found, given=f"{address} ({found})") if address == "auto" else address)
+        term = signal.getsignal(signal.SIGTERM)
         try:
             ray.init(**kw, log_to_driver=False, logging_level=logging.WARNING)
         except Exception as e:                                                   # Ray's own: one line, naming --ray
             raise ValueError(f"--ray {address}: Ray did not start: {' '.join(str(e).split())[:300]}") from None
+        if threading.current_thread() is threading.main_thread() and term is not None:
+            signal.signal(signal.SIGTERM, term)                  # Ray's handler dumps native frames: the driver's back
+        if address == "local":
+            _reap_after(os.getpid())                             # even a SIGKILLed driver leaves no Ray process
     try:
         _fits([n["Resources"] for n in ray.nodes() if n.get("Alive")], threads, gpus, "of the Ray cluster")
     except ValueError:

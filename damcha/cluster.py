@@ -90,7 +90,7 @@ def _bootstrap(address: str) -> str:
         why = " ".join(str(e).split())[:200]
         raise ValueError(f"--ray {address}: no Ray cluster found from this machine ({why})") from None
 
-# %% ../nbs/11e_cluster.ipynb #822659a6
+# %% ../nbs/11e_cluster.ipynb #9e7d4cdc
 _REAPER = """import sys, time
 sys.path.insert(0, sys.argv[2])                                     # Ray's own copy of psutil
 import psutil
@@ -125,6 +125,8 @@ def _reap_after(pid: int) -> None:
     p.stdout.readline()                                              # its first look taken (or it failed: EOF)
     p.stdout.close()
 
+
+# %% ../nbs/11e_cluster.ipynb #822659a6
 def connect(address: str, num_cpus: int | None = None,
             threads: int = 1, # the CPUs one run asks for
             gpus: float = 0, # the GPUs one run asks for

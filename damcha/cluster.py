@@ -94,14 +94,15 @@ def _bootstrap(address: str) -> str:
 _REAPER = """import sys, time
 sys.path.insert(0, sys.argv[2])                                     # Ray's own copy of psutil
 import psutil
-driver, me, seen = psutil.Process(int(sys.argv[1])), psutil.Process(), {}
+driver, me, since, seen = psutil.Process(int(sys.argv[1])), psutil.Process(), float(sys.argv[3]), {}
 while True:                                                         # the driver's descendants, while it lives
     try:
         if driver.status() == psutil.STATUS_ZOMBIE:
             break
-        seen.update((c.pid, c) for c in driver.children(recursive=True) if c.pid != me.pid)
+        kids = driver.children(recursive=True)
     except psutil.NoSuchProcess:
         break
+    seen.update((c.pid, c) for c in kids if c.pid != me.pid and c.create_time() >= since)   # Ray's, not older ones
     if not sys.stdout.closed:
         print("watching", flush=True)                               # the driver goes on once Ray's processes are seen
         sys.stdout.close()
@@ -116,14 +117,26 @@ for c in psutil.wait_procs(left, timeout=5)[1]:
     c.kill()
 """
 
-def _reap_after(pid: int) -> None:
-    "Start a watcher that ends the processes of the Ray instance that driver `pid` started, once the driver is gone."
+_WATCHERS: list = [] # the watchers this process started, one per local Ray instance, until `_shutdown`
+
+def _reap_after(pid: int, since: float) -> None:
+    """Start a watcher that ends driver `pid`'s descendants born after `since` (the Ray instance it started), once the
+    driver is gone. `_shutdown` stops it first, so a driver that lives on keeps its later processes."""
     import subprocess, sys, ray
     vendored = str(Path(ray.__file__).parent / "thirdparty_files")
-    p = subprocess.Popen([sys.executable, "-c", _REAPER, str(pid), vendored], start_new_session=True,
+    since -= 2                                                       # psutil's birth times: whole seconds from boot
+    p = subprocess.Popen([sys.executable, "-c", _REAPER, str(pid), vendored, str(since)], start_new_session=True,
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     p.stdout.readline()                                              # its first look taken (or it failed: EOF)
     p.stdout.close()
+    _WATCHERS.append(p)
+
+def _shutdown() -> None:
+    "`ray.shutdown()`, then this process's watchers stopped: what they would end has ended."
+    import ray
+    ray.shutdown()
+    while _WATCHERS:
+        _WATCHERS.pop().terminate()
 
 
 # %% ../nbs/11e_cluster.ipynb #822659a6
@@ -148,7 +161,7 @@ def connect(address: str, num_cpus: int | None = None,
         else:                                                                    # `auto`: the address it stands for
             found = _bootstrap(address) if address == "auto" else address
             kw = dict(address=_reachable(found, given=f"{address} ({found})") if address == "auto" else address)
-        term = signal.getsignal(signal.SIGTERM)
+        term, since = signal.getsignal(signal.SIGTERM), time.time()            # Ray's processes are born after it
         try:
             ray.init(**kw, log_to_driver=False, logging_level=logging.WARNING)
         except Exception as e:                                                   # Ray's own: one line, naming --ray
@@ -156,12 +169,12 @@ def connect(address: str, num_cpus: int | None = None,
         if threading.current_thread() is threading.main_thread() and term is not None:
             signal.signal(signal.SIGTERM, term)                  # Ray's handler dumps native frames: the driver's back
         if address == "local":
-            _reap_after(os.getpid())                             # even a SIGKILLed driver leaves no Ray process
+            _reap_after(os.getpid(), since)                      # even a SIGKILLed driver leaves no Ray process
     try:
         _fits([n["Resources"] for n in ray.nodes() if n.get("Alive")], threads, gpus, "of the Ray cluster")
     except ValueError:
         if started:
-            ray.shutdown()
+            _shutdown()
         raise
     return started
 
@@ -184,8 +197,7 @@ class RayBackend:
             return self._drive(plan, out, keep_checkpoints, log, tensorboard)
         finally:
             if started:
-                import ray
-                ray.shutdown()
+                _shutdown()
 
 # %% ../nbs/11e_cluster.ipynb #22ec2600
 class RunsNotRecordedError(RuntimeError):

@@ -38,14 +38,13 @@ def nanogpt_model(path: Path, recipe: dict, vocab: int):
 
 
 def book_model(recipe: dict, data: str):
-    "The book's `mha` recipe run as `damcha train` builds it: cfg, task, model, optimizer, and the step's parts."
-    from damcha.loop import TrainConfig, build_model, make_optimizer, _clip
-    from damcha.train import _open_task
-    cfg = TrainConfig(**{**recipe, "attention": "mha", "data": data}, seed=0, out=tempfile.mkdtemp())
-    task = _open_task(cfg, True, 1)
-    torch.manual_seed(0)
-    m = build_model(cfg, task)
-    opt = make_optimizer(m, cfg)
+    "The book's `mha` recipe run as `damcha train` builds it (protocol_steps.built): cfg, task, model, optimizer, parts."
+    from damcha.experiments import RunSpec
+    from damcha.loop import _clip
+    sys.path.insert(0, str(ROOT / "tools"))
+    from protocol_steps import built
+    spec = RunSpec("nanogpt recipe", "mha", 0, {**recipe, "attention": "mha", "data": data})
+    cfg, task, m, opt = built(spec, Path(tempfile.mkdtemp()))
     forward = lambda x, y: F.cross_entropy(m(x).flatten(0, 1), y.flatten())
     return cfg, task, m, opt, dict(forward=forward, clip=lambda: _clip(m, cfg))
 

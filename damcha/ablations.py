@@ -215,12 +215,12 @@ def _affine_core(self: AblatedGenerator) -> tuple[Tensor, Tensor] | None:
 def _static_heads_ablated(self: AblatedGenerator) -> Tensor: # (H, dh, dh)
     "The static metric's head metrics under the block scales."
     if self.parameterization != "full":                                            # the sums, times the factor
-        return self._rowsum_factor() * MetricGenerator._static_heads(self)
+        return self._rowsum_factor() * MetricGenerator.static_heads(self)
     Mb, sd, so = blocks(self.M0, self.n_heads), self.diag_scale, self.off_diag_scale  # (H, dh, H, dh)
     return so * Mb.sum(2) + (sd - so) * torch.einsum('iaib->iab', Mb)
 
 AblatedGenerator._rowsum_factor, AblatedGenerator._affine_core = _rowsum_factor, _affine_core
-AblatedGenerator._affine_map, AblatedGenerator._static_heads = _affine_map_ablated, _static_heads_ablated
+AblatedGenerator._affine_map, AblatedGenerator.static_heads = _affine_map_ablated, _static_heads_ablated
 
 # %% ../nbs/01b_ablations.ipynb #d982cccf
 def _head_metrics_ablated(self: AblatedGenerator, c: Tensor, layer: int = 0) -> Tensor: # (..., D) -> (..., H, dh, dh)

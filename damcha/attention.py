@@ -80,7 +80,7 @@ class DamchaAttention(_LogitsSource, nn.Module):
         self._last_context = None
 
     def forward(self, x: Tensor, # (B, T, D)
-                metrics: Tensor | None = None, # (B, H, dh, dh) or (B, T, H, dh, dh) from a shared generator
+                metrics: Tensor | None = None, # (H, dh, dh), (B, H, dh, dh) or (B, T, H, dh, dh): a shared generator's
                 mask: Tensor | None = None, # (T, T), (B, T, T) or (B, H, T, T): bool/int True = visible, float added
                 padding_mask: Tensor | None = None, # (B, T), True = real token
                 causal: bool = False, # query t sees keys <= t and uses the prefix context c_t
@@ -117,12 +117,17 @@ def _own_queries(self: DamchaAttention, x: Tensor, pm: Tensor | None, causal: bo
         xh = rearrange(xq, 'b t (h d) -> b t h d', h=self.n_heads)             # (B, T, H, dh)
         q = self.generator.head_queries(xh, c, chunk_size=self.query_chunk())  # (B, T, H, dh)
         return q.transpose(1, 2)                                               # (B, H, T, dh)
+    if not self.generator.use_mlp:                                             # static: one metric for every query
+        return self._metric_queries(xq, self.generator.static_heads())         # (B, H, T, dh)
     return self._metric_queries(xq, self.generator.head_metrics(c))
 
 def _metric_queries(self: DamchaAttention, x: Tensor, metrics: Tensor) -> Tensor:
-    "`q_i = x_i m_i` for metrics `(B, H, dh, dh)` or one per query `(B, T, H, dh, dh)`: `(B, H, T, dh)`."
+    "`q_i = x_i m_i` for a static metric `(H, dh, dh)`, one per sequence `(B, H, dh, dh)` or query: `(B, H, T, dh)`."
     B, T, D = x.shape
     H, dh = self.n_heads, self.dh
+    if tuple(metrics.shape) == (H, dh, dh):                                    # the same for all: one product a head
+        xh = rearrange(x, 'b t (h d) -> b h t d', h=H)                         # (B, H, T, dh)
+        return torch.einsum('bhtd,hde->bhte', xh, metrics)                     # (B, H, T, dh)
     if tuple(metrics.shape) == (B, H, dh, dh):
         xh = rearrange(x, 'b t (h d) -> b h t d', h=H)                         # (B, H, T, dh)
         return torch.einsum('bhtd,bhde->bhte', xh, metrics)                    # (B, H, T, dh)
@@ -130,8 +135,8 @@ def _metric_queries(self: DamchaAttention, x: Tensor, metrics: Tensor) -> Tensor
         xt = rearrange(x, 'b t (h d) -> (b t h) 1 d', h=H)                     # (B T H, 1, dh), a view
         q = torch.bmm(xt, metrics.reshape(B * T * H, dh, dh))                  # (B T H, 1, dh)
         return q.view(B, T, H, dh).transpose(1, 2)                             # (B, H, T, dh)
-    raise ValueError(f"metrics must have shape (B, H, dh, dh) = ({B}, {H}, {dh}, {dh}) or (B, T, H, dh, dh) = "
-                     f"({B}, {T}, {H}, {dh}, {dh}), got {tuple(metrics.shape)}")
+    raise ValueError(f"metrics must have shape (H, dh, dh) = ({H}, {dh}, {dh}), (B, H, dh, dh) = ({B}, {H}, {dh}, "
+                     f"{dh}) or (B, T, H, dh, dh) = ({B}, {T}, {H}, {dh}, {dh}), got {tuple(metrics.shape)}")
 
 DamchaAttention._own_queries, DamchaAttention._metric_queries = _own_queries, _metric_queries
 

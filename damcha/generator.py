@@ -183,7 +183,7 @@ def _head_metrics(self: MetricGenerator,
     if not self.use_mlp:
         if c.shape[-1] != D:
             raise ValueError(f"c must have shape (..., {D}), got {tuple(c.shape)}")
-        return self._static_heads().expand(*c.shape[:-1], H, dh, dh)
+        return self.static_heads().expand(*c.shape[:-1], H, dh, dh)
     h = self._hidden(c)                                                            # (..., n_h); head-local (.., H, n_h)
     Weff, beff = self._affine_map(layer)
     if self.context == "head-local":                                               # m_i = W_i h_i + b_i, MLP i
@@ -200,7 +200,7 @@ def _forward(self: MetricGenerator,
     "Head metrics from the tokens themselves: `head_metrics(context(x, causal, padding_mask))`."
     return self.head_metrics(context(x, causal, padding_mask), layer)
 
-MetricGenerator._static_heads, MetricGenerator.head_metrics = _static_heads, _head_metrics
+MetricGenerator.static_heads, MetricGenerator.head_metrics = _static_heads, _head_metrics
 MetricGenerator.forward = _forward
 StructuredMLPForM = MetricGenerator # the reference implementation's name for the generator
 
@@ -248,12 +248,15 @@ def _head_queries(self: MetricGenerator,
                   layer: int = 0, # which layer asks
                   chunk_size: int | None = None, # chapter 04a's (damcha.chunked); this path keeps every metric
                  ) -> Tensor: # (..., H, dh)
-    "Queries `q_i = x_i m_i(c)`: every head metric, then one einsum."
+    "Queries `q_i = x_i m_i(c)`: every head metric, then one einsum (a static metric: one product per head)."
     H, dh = self.n_heads, self.dh
     if xh.shape[-2:] != (H, dh) or xh.shape[:-2] != c.shape[:-1]:
         raise ValueError(f"xh must have shape (..., H, dh) = (..., {H}, {dh}) with the leading shape of c "
                          f"{tuple(c.shape[:-1])}, got {tuple(xh.shape)}")
-    return torch.einsum('...ia,...iae->...ie', xh, self.head_metrics(c, layer))   # (..., H, dh)
+    m = self.head_metrics(c, layer)                                               # (..., H, dh, dh); checks c
+    if not self.use_mlp:                                                          # m: a view of one (H, dh, dh)
+        return torch.einsum('...ia,iae->...ie', xh, self.static_heads())         # (..., H, dh), no copy per row
+    return torch.einsum('...ia,...iae->...ie', xh, m)                             # (..., H, dh)
 
 MetricGenerator.head_queries = MetricGenerator._all_metrics_queries = _head_queries
 

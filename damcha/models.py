@@ -141,7 +141,9 @@ def _stack_forward(self: Stack, x: Tensor, # (B, T, D) stack input
             c = context(xs, causal, pm)                                            # (B, D) or (B, T, D)
         if c.ndim == 2 or c.shape[1]:                                              # T = 0 causal: no prefix to keep
             self._last_context = (c[:, -1] if c.ndim == 3 else c).detach()
-        if not self.generator.layer_bias:
+        if not self.generator.use_mlp:                                             # static: one (H, dh, dh) for all
+            metrics = self.generator.static_heads()
+        elif not self.generator.layer_bias:
             metrics = self.generator.head_metrics(c)                               # once for the whole stack
     for l, block in enumerate(self.blocks):
         m = metrics

@@ -10,8 +10,8 @@ from torch.utils.data import Subset
 
 # %% auto #0
 __all__ = ['VERDICTS', 'beta_inc', 't_two_sided', 't_quantile', 'interval95', 'welch', 'holm', 'mann_whitney', 't_upper',
-           'welch_interval', 'tost', 'verdicts', 'gamma_lower', 'chi2_quantile', 'pooled_sd', 'sd_interval', 'power',
-           'seeds_for_power', 'ngram_bpc', 'ngram_references']
+           'welch_interval', 'tost', 'verdicts', 'plot_verdicts', 'gamma_lower', 'chi2_quantile', 'pooled_sd',
+           'sd_interval', 'power', 'seeds_for_power', 'ngram_bpc', 'ngram_references']
 
 # %% ../nbs/10c_stats.ipynb #2bb76698
 def _beta_cf(a: float, b: float, x: float, eps: float = 1e-15, max_terms: int = 1000) -> float:
@@ -164,6 +164,36 @@ def verdicts(pairs: dict, # name -> (values of a, values of b): the named family
         row["p_holm"] = p_holm
         row["verdict"] = ("differs" if p_holm < alpha else "same level" if row["p_tost"] < alpha else "undecided")
     return rows
+
+# %% ../nbs/10c_stats.ipynb #14f1214d
+_VERDICT_STYLE = {"differs": dict(marker="s", color="C3"), "same level": dict(marker="o", color="C0"),
+                  "undecided": dict(marker="x", color="0.35")}
+
+def plot_verdicts(v: dict[str, dict], # `verdicts`' rows: name -> diff, low, high and verdict
+                  margin: float, # the family's margin, drawn as a band around 0
+                  unit: str = "", # the values' unit, for the axis label
+                  ax=None, # a matplotlib Axes (default: a new figure)
+                 ):
+    "One row per comparison: its difference, 95 % Welch interval and word, over the margin band; returns the `Axes`."
+    import matplotlib.pyplot as plt
+    if not margin > 0:
+        raise ValueError(f"margin must be positive, got {margin!r}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 0.8 + 0.3 * len(v)))
+    ax.axvspan(-margin, margin, color="0.9", zorder=0)
+    ax.axvline(0, color="0.6", lw=0.8, zorder=1)
+    for y, r in enumerate(v.values()):
+        style = _VERDICT_STYLE[r["verdict"]]
+        if math.isfinite(r["diff"]):                                    # fewer than two values a side: the word only
+            err = [[r["diff"] - r["low"]], [r["high"] - r["diff"]]]
+            ax.errorbar(r["diff"], y, xerr=err, ms=4, capsize=2, lw=1, ls="none", **style)
+        ax.text(1.02, y, r["verdict"], transform=ax.get_yaxis_transform(), fontsize=7, va="center",
+                color=style["color"])
+    ax.set_yticks(range(len(v)), list(v), fontsize=7)
+    ax.set_ylim(len(v) - 0.5, -0.5)                                     # the first comparison on top
+    unit = f" ({unit})" if unit else ""
+    ax.set_xlabel(f"a - b{unit}: mean and 95 % Welch interval; grey band: ±{margin:g}", fontsize=8)
+    return ax
 
 # %% ../nbs/10c_stats.ipynb #b6f014d5
 def gamma_lower(a: float, x: float) -> float:

@@ -56,30 +56,41 @@ def mean_best_val(rows: list[dict | None]) -> float | None:
     return None if any(s is None for s in scores) else statistics.fmean(scores)
 
 def selections(results: list[dict], exp: str) -> list[dict]:
-    "Per configuration: the validation loss at every rate (and temperature) of the short sweeps, and the choice."
-    rows = {}
+    """Per configuration: the score of every rate (and temperature) of the short sweeps, `mean_best_val` over its
+    seeds, and the choice."""
+    runs = {}
     for r in results:
         if r["experiment"] in (f"{exp} rates", f"{exp} tau"):
             conf, _, knob = r["config"].partition(" lr=")
-            rows.setdefault(conf, {})["lr=" + knob] = selection_score(r)
+            runs.setdefault(conf, {}).setdefault("lr=" + knob, []).append(r)
+    rows = {c: {k: mean_best_val(rs) for k, rs in knobs.items()} for c, knobs in runs.items()}
     return [dict(config=c, **{k: v for k, v in sorted(knobs.items())},
                  chosen=min(knobs, key=knobs.get)) for c, knobs in rows.items()]
 
 # %% ../nbs/10d_protocols.ipynb #2aee2f9a
 def plot_rates(results: list[dict], exp: str, ax=None):
-    "Short-sweep best validation loss against the learning rate, one line per configuration."
+    """Short-sweep best validation loss against the learning rate: per configuration, a line through the mean over its
+    seeds (the score a protocol chooses on) and, with several seeds, a dot for each."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3.2))
     pts = {}
     for r in results:
         if r["experiment"] == f"{exp} rates":
             conf, _, knob = r["config"].rpartition(" lr=")
-            pts.setdefault(conf, []).append((float(knob), selection_score(r)))
-    for (conf, p), style in zip(pts.items(), curve_styles(len(pts))):
-        p.sort()
-        ax.plot([x for x, _ in p], [y if math.isfinite(y) else float("nan") for _, y in p], label=conf, ms=4, **style)
+            pts.setdefault(conf, {}).setdefault(float(knob), []).append(selection_score(r))
+    shown = lambda y: y if math.isfinite(y) else float("nan")                     # a failed run: no point
+    for (conf, by_lr), style in zip(pts.items(), curve_styles(len(pts))):
+        lrs = sorted(by_lr)                                                        # a mean with a failure is inf
+        ax.plot(lrs, [shown(statistics.fmean(by_lr[x])) for x in lrs], label=conf, ms=4, **style)
+        if any(len(v) > 1 for v in by_lr.values()):
+            seeds = [(x, shown(y)) for x in lrs for y in by_lr[x]]
+            ax.scatter([x for x, _ in seeds], [y for _, y in seeds], s=6, color=style["color"], alpha=0.5)
     ax.set_xscale("log")
+    rates = sorted({x for by_lr in pts.values() for x in by_lr})
+    ax.set_xticks(rates, [f"{x:g}" for x in rates], fontsize=7)                    # the rates tried, no others
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("peak learning rate")
     ax.set_ylabel("best validation loss (short budget)")
     ax.set_title(f"{exp}: rate sweep", fontsize=9)

@@ -18,10 +18,10 @@ from .tasks import make_task
 # %% auto #0
 __all__ = ['CHECKOUT', 'FEATURES', 'FEATURES_SHA256', 'MASK_ROWS', 'SHAPE', 'EPOCH', 'ARMS', 'IMAGE_CONFIGS', 'ARM_CONFIGS',
            'MASKED_CONFIGS', 'QUESTIONS', 'IMAGE_RATES', 'TUNE_SEEDS', 'MARGIN_SHARE', 'ALPHA', 'VIT_MARGINS',
-           'VIT_SEEDS', 'MASKED_MARGIN', 'MASKED_SEEDS', 'MASKED_ARM', 'VIT_PRESET', 'MASKED_PRESET', 'FashionFeatures',
-           'train_features', 'fashion_features', 'fashion_image_scores', 'questions', 'image_configs', 'vit_runs',
-           'masked_runs', 'image_values', 'image_verdicts', 'image_lines', 'image_status', 'vit_report',
-           'masked_report']
+           'VIT_SEEDS', 'MASKED_MARGIN', 'MASKED_SEEDS', 'MASKED_ARM', 'TOP_K_METRICS', 'VIT_PRESET', 'MASKED_PRESET',
+           'FashionFeatures', 'train_features', 'fashion_features', 'fashion_image_scores', 'questions',
+           'image_configs', 'vit_runs', 'masked_runs', 'image_values', 'image_verdicts', 'image_lines', 'top_k_effect',
+           'top_k_lines', 'image_status', 'vit_report', 'masked_report']
 
 # %% ../nbs/11g_fashion.ipynb #acb62b98
 class FashionFeatures(nn.Module):
@@ -203,6 +203,31 @@ def image_lines(v: dict, unit: str = "nats", nd: int = 4) -> list[str]:
     lines += [f"| {k} | {r['n_a']}, {r['n_b']} | {f(r['diff'])} | {f(r['low'])} to {f(r['high'])} | "
               f"{r['p_holm']:.3f} | {r['p_tost']:.3f} | {r['verdict']} |" for k, r in v.items()]
     return lines
+
+# %% ../nbs/11g_fashion.ipynb #4f7bb36d
+TOP_K_METRICS = ("test_loss", "mse", "mse_top_k", "fid", "fid_top_k") # the masked-patch MSE (primary), then the scores
+
+def top_k_effect(results: list[dict], experiment: str = "masked",
+                 view: str = "reference", # 'reference': every patch predicted; 'pasted': visible patches kept
+                 configs: tuple = MASKED_CONFIGS) -> dict[str, dict]:
+    "Row -> metric -> (seeds, mean, sd, CV), for the masked-patch MSE and the Top-50 scores beside their whole-set twins."
+    out = {}
+    for key in TOP_K_METRICS:
+        path = key if key == "test_loss" else f"fashion-images.{view}.{key}"
+        for k, x in image_values(results, experiment, path).items():
+            if k in configs:
+                mean = statistics.fmean(x)
+                sd = statistics.stdev(x) if len(x) > 1 else math.nan
+                out.setdefault(k, {})[key] = (len(x), mean, sd, sd / mean if mean else math.nan)
+    return out
+
+def top_k_lines(t: dict) -> list[str]:
+    "`top_k_effect` as markdown: each metric's mean (CV) by row, then the rows in each metric's order, best first."
+    lines = ["| row | " + " | ".join(TOP_K_METRICS) + " |", "|---|" + "---|" * len(TOP_K_METRICS)]
+    cell = lambda m: "-" if m is None else f"{m[1]:.4g} ({100 * m[3]:.1f} %)"
+    lines += [f"| {k} | " + " | ".join(cell(t[k].get(m)) for m in TOP_K_METRICS) + " |" for k in t]
+    order = lambda m: " < ".join(sorted((k for k in t if m in t[k]), key=lambda k: t[k][m][1]))
+    return lines + ["", *[f"- {m}: {order(m)}" for m in TOP_K_METRICS]]
 
 # %% ../nbs/11g_fashion.ipynb #4e85802d
 def image_status(results: list[dict], specs: list[RunSpec]) -> str:

@@ -95,8 +95,8 @@ def _stack_rows(model: "DamchaForCausalLM", x: Tensor, # (G, n, D) stack inputs 
     if st.shared:
         c = context(x, causal=True) if state is None else cached_context(x, state["stack"])  # (G, n, D)
         st._last_context = c[:, -1].detach()
-        if not st.generator.layer_bias:
-            metrics = st.generator.head_metrics(c)                                 # once for the whole stack
+        if not st.generator.layer_bias:                                            # once for the whole stack
+            metrics = st.generator.head_metrics(c) if st.generator.use_mlp else st.generator.static_heads()
     hidden, weights = [x], []
     for l, block in enumerate(st.blocks):
         m = st.generator.head_metrics(c, layer=l) if st.shared and st.generator.layer_bias else metrics

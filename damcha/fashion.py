@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from .experiments import RunSpec, register_preset, register_best_evaluation, read_results, FULL_SPLIT
 from .evaluate import reconstruction_scores
-from .stats import verdicts
+from .stats import verdicts, save_verdicts
 from .protocols import grown_grid, mean_best_val
 from .tasks import make_task
 
@@ -240,12 +240,14 @@ def image_status(results: list[dict], specs: list[RunSpec]) -> str:
     return "; ".join(f"{e}: {a} of {b} finished" for e, (a, b) in counts.items())
 
 def vit_report(results: list[dict], out: str | Path, data=None, log=print) -> Path:
-    "Write `out/vit.md`: the status, and each arm's words on test cross-entropy and on top-1 accuracy."
+    """Write `out/vit.md`: the status, and each arm's words on test cross-entropy and on top-1 accuracy; and each
+    arm's primary family as a figure, `out/vit-full.png` and `out/vit-5pct.png`."""
     text = ["# The Fashion-MNIST ViT protocol (chapter 11g)", "",
             image_status(results, vit_runs(data, {r["run_id"]: r for r in results}))]
     for arm in ARMS:
-        text += ["", f"## {arm} arm: test cross-entropy (primary)", "",
-                 *image_lines(image_verdicts(results, f"vit {arm}", VIT_MARGINS[arm], configs=ARM_CONFIGS[arm])), "",
+        v = image_verdicts(results, f"vit {arm}", VIT_MARGINS[arm], configs=ARM_CONFIGS[arm])
+        save_verdicts(v, VIT_MARGINS[arm], Path(out) / f"vit-{arm.replace('%', 'pct')}.png", "nats, test")
+        text += ["", f"## {arm} arm: test cross-entropy (primary)", "", *image_lines(v), "",
                  f"## {arm} arm: top-1 accuracy (secondary, margin 0.01)", "",
                  *image_lines(image_verdicts(results, f"vit {arm}", 0.01, "test_acc", ARM_CONFIGS[arm]), "accuracy")]
     path = Path(out) / "vit.md"
@@ -254,17 +256,15 @@ def vit_report(results: list[dict], out: str | Path, data=None, log=print) -> Pa
     return path
 
 def masked_report(results: list[dict], out: str | Path, data=None, log=print) -> Path:
-    "Write `out/masked.md`: the status, the words on masked-patch MSE, and FID@Top-50 beside FID on every image."
+    """Write `out/masked.md`: the status, the words on masked-patch MSE, and FID@Top-50 beside FID on every image;
+    and the primary family as a figure, `out/masked.png`."""
+    v = image_verdicts(results, "masked", MASKED_MARGIN, configs=MASKED_CONFIGS)
+    save_verdicts(v, MASKED_MARGIN, Path(out) / "masked.png", "masked-patch MSE, test")
     text = ["# The Fashion-MNIST masked-patch protocol (chapter 11g)", "",
             image_status(results, masked_runs(data, {r["run_id"]: r for r in results})), "",
-            "## Masked-patch MSE (primary)", "",
-            *image_lines(image_verdicts(results, "masked", MASKED_MARGIN, configs=MASKED_CONFIGS), "MSE", 5)]
-    for key in ("fid_top_k", "fid"):
-        v = image_values(results, "masked", f"fashion-images.reference.{key}")
-        text += ["", f"## {key} (secondary), mean and spread by row", "", "| row | seeds | mean | sd |",
-                 "|---|---|---|---|"]
-        sd = lambda x: statistics.stdev(x) if len(x) > 1 else math.nan
-        text += [f"| {k} | {len(x)} | {statistics.fmean(x):.3f} | {sd(x):.3f} |" for k, x in v.items()]
+            "## Masked-patch MSE (primary)", "", *image_lines(v, "MSE", 5)]
+    text += ["", "## FID@Top-50 beside FID over all test images, and the MSEs: mean (CV) by row (secondary)", "",
+             *top_k_lines(top_k_effect(results))]
     path = Path(out) / "masked.md"
     path.write_text("\n".join(text) + "\n")
     log(f"masked-patch report: {path}")

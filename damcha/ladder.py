@@ -7,7 +7,7 @@ from __future__ import annotations
 import json, math, statistics
 from pathlib import Path
 from .experiments import RunSpec, register_preset, read_results
-from .stats import verdicts, pooled_sd, sd_interval
+from .stats import verdicts, pooled_sd, sd_interval, save_verdicts
 from .protocols import RECIPE, grown_grid, mean_best_val
 
 # %% auto #0
@@ -163,15 +163,16 @@ def ladder_lines(v: dict) -> list[str]:
     return lines
 
 def ladder_report(results: list[dict], out: str | Path, data=None, log=print) -> Path:
-    "Write `out/ladder.md`: the status, and the family's words on both metrics."
-    path = Path(out) / "ladder.md"
+    "Write `out/ladder.md`: the status, and the family's words on both metrics; `out/ladder.png`: the primary's."
+    path, v = Path(out) / "ladder.md", ladder_verdicts(results)
     text = ["# The ladder (chapter 11f)", "", ladder_status(results, data or "x"), "",
             "## Primary: the best-validation model's test bits per character", "",
-            *ladder_lines(ladder_verdicts(results)), "",
+            *ladder_lines(v), "",
             "## Secondary: the last model's test bits per character", "",
             *ladder_lines(ladder_verdicts(results, metric="final"))]
     path.write_text("\n".join(text) + "\n")
-    log(f"ladder report: {path}")
+    fig = save_verdicts(v, MARGIN, Path(out) / "ladder.png", "bits per character, test part")
+    log(f"ladder report: {path}, {fig}")
     return path
 
 def _ladder_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunSpec]:

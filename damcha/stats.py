@@ -10,8 +10,8 @@ from torch.utils.data import Subset
 
 # %% auto #0
 __all__ = ['VERDICTS', 'beta_inc', 't_two_sided', 't_quantile', 'interval95', 'welch', 'holm', 'mann_whitney', 't_upper',
-           'welch_interval', 'tost', 'verdicts', 'plot_verdicts', 'gamma_lower', 'chi2_quantile', 'pooled_sd',
-           'sd_interval', 'power', 'seeds_for_power', 'ngram_bpc', 'ngram_references']
+           'welch_interval', 'tost', 'verdicts', 'plot_verdicts', 'save_verdicts', 'gamma_lower', 'chi2_quantile',
+           'pooled_sd', 'sd_interval', 'power', 'seeds_for_power', 'ngram_bpc', 'ngram_references']
 
 # %% ../nbs/10c_stats.ipynb #2bb76698
 def _beta_cf(a: float, b: float, x: float, eps: float = 1e-15, max_terms: int = 1000) -> float:
@@ -194,6 +194,15 @@ def plot_verdicts(v: dict[str, dict], # `verdicts`' rows: name -> diff, low, hig
     unit = f" ({unit})" if unit else ""
     ax.set_xlabel(f"a - b{unit}: mean and 95 % Welch interval; grey band: ±{margin:g}", fontsize=8)
     return ax
+
+# %% ../nbs/10c_stats.ipynb #1df19bf0
+def save_verdicts(v: dict[str, dict], margin: float, path, unit: str = ""):
+    "`plot_verdicts` on a `Figure` of its own, written to `path` (a .png); pyplot's backend is left alone. Returns `path`."
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(6, 0.8 + 0.3 * len(v)))
+    plot_verdicts(v, margin, unit, ax=fig.subplots())
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    return path
 
 # %% ../nbs/10c_stats.ipynb #b6f014d5
 def gamma_lower(a: float, x: float) -> float:

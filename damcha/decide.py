@@ -9,7 +9,7 @@ from pathlib import Path
 from .experiments import RunSpec, register_preset
 from .tasks import make_task
 from .runs import read_metrics
-from .stats import verdicts, welch_interval, pooled_sd, sd_interval
+from .stats import verdicts, welch_interval, pooled_sd, sd_interval, save_verdicts
 from .stats import ngram_references
 from .protocols import RECIPE, default_shakespeare_dir, grown_grid
 
@@ -481,7 +481,8 @@ def gap_lines(rows: list[dict]) -> list[str]:
 
 def decide_report(results: list[dict], out: str | Path, data=None, log=print) -> Path:
     """`out/decide.md` from the runs finished so far: the verdicts on both metrics and the gaps against steps; with
-    `data` (Tiny Shakespeare's folder) also the stages with the core-hours left, the rates and the stress thresholds."""
+    `data` (Tiny Shakespeare's folder) also the stages with the core-hours left, the rates and the stress thresholds.
+    `out/decide.png`: the family on the primary metric, as a figure."""
     out = Path(out)
     lines = [f"# The deciding protocol: {len(results)} runs finished", "",
              f"Margin +-{MARGIN} bits per character; seeds planned at {LONG:,} steps: {N_SEEDS}.",
@@ -509,7 +510,8 @@ def decide_report(results: list[dict], out: str | Path, data=None, log=print) ->
                   *stress_lines(results, data), ""]
     path = out / "decide.md"
     path.write_text("\n".join(lines))
-    log(f"report: {path}")
+    fig = save_verdicts(decide_verdicts(results), MARGIN, out / "decide.png", "bits per character, test part")
+    log(f"report: {path}, {fig}")
     return path
 
 def _decide_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunSpec]:

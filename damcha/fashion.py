@@ -210,7 +210,7 @@ TOP_K_METRICS = ("test_loss", "mse", "mse_top_k", "fid", "fid_top_k") # the mask
 def top_k_effect(results: list[dict], experiment: str = "masked",
                  view: str = "reference", # 'reference': every patch predicted; 'pasted': visible patches kept
                  configs: tuple = MASKED_CONFIGS) -> dict[str, dict]:
-    "Row -> metric -> (seeds, mean, sd, CV), for the masked-patch MSE and the Top-50 scores beside their whole-set twins."
+    "Row -> metric -> (seeds, mean, sd, CV): the masked-patch MSE, and the Top-50 scores beside their whole-set twins."
     out = {}
     for key in TOP_K_METRICS:
         path = key if key == "test_loss" else f"fashion-images.{view}.{key}"

@@ -197,7 +197,7 @@ def plot_verdicts(v: dict[str, dict], # `verdicts`' rows: name -> diff, low, hig
 
 # %% ../nbs/10c_stats.ipynb #1df19bf0
 def save_verdicts(v: dict[str, dict], margin: float, path, unit: str = ""):
-    "`plot_verdicts` on a `Figure` of its own, written to `path` (a .png); pyplot's backend is left alone. Returns `path`."
+    "`plot_verdicts` on a `Figure` of its own, written to `path` (a .png), pyplot's backend untouched; returns `path`."
     from matplotlib.figure import Figure
     fig = Figure(figsize=(6, 0.8 + 0.3 * len(v)))
     plot_verdicts(v, margin, unit, ax=fig.subplots())

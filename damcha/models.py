@@ -131,7 +131,7 @@ def _stack_forward(self: Stack, x: Tensor, # (B, T, D) stack input
                    cache: dict | None = None, # from `new_cache`, for incremental causal decoding
                   ) -> Tensor: # (B, T, D)
     B, T, D = check_tokens(x, self.d_model)
-    metrics, c = None, None
+    c = None
     if self.shared:
         pm = check_padding_mask(padding_mask, B, T, require_real=True)
         xs = x if pm is None else x.masked_fill(~pm.unsqueeze(-1), 0.)
@@ -141,17 +141,22 @@ def _stack_forward(self: Stack, x: Tensor, # (B, T, D) stack input
             c = context(xs, causal, pm)                                            # (B, D) or (B, T, D)
         if c.ndim == 2 or c.shape[1]:                                              # T = 0 causal: no prefix to keep
             self._last_context = (c[:, -1] if c.ndim == 3 else c).detach()
-        if not self.generator.use_mlp:                                             # static: one (H, dh, dh) for all
-            metrics = self.generator.static_heads()
-        elif not self.generator.layer_bias:
-            metrics = self.generator.head_metrics(c)                               # once for the whole stack
-    for l, block in enumerate(self.blocks):
-        m = metrics
-        if self.shared and self.generator.layer_bias:
-            m = self.generator.head_metrics(c, layer=l)
+    for l, (block, m) in enumerate(zip(self.blocks, self.layer_metrics(c))):
         layer_cache = None if cache is None else cache["layers"][l]
         x = block(x, metrics=m, padding_mask=padding_mask, causal=causal, cache=layer_cache)
     return self.ln_f(x)
+
+def _layer_metrics(self: Stack, c: Tensor | None, # (B, D) or (B, T, D): the shared context; None if not shared
+                  ) -> list[Tensor | None]: # per layer: (H, dh, dh) static, (B, [T,] H, dh, dh), or None
+    "What the shared generator hands each layer: computed once for the stack unless a layer bias makes it per layer."
+    gen, n = self.generator, self.n_layers
+    if not self.shared:
+        return [None] * n                                                          # each layer's own generator
+    if not gen.use_mlp:
+        return [gen.static_heads()] * n                                            # one product per head, no copies
+    if not gen.layer_bias:
+        return [gen.head_metrics(c)] * n
+    return [gen.head_metrics(c, layer=l) for l in range(n)]
 
 @torch.no_grad()
 def _stack_M_matrices(self: Stack) -> list[Tensor]:
@@ -166,7 +171,7 @@ def _stack_M_matrices(self: Stack) -> list[Tensor]:
     return [gen.full_metric(self._last_context, layer=l if gen.layer_bias else 0).mean(0)
             for l in range(self.n_layers)]
 
-Stack.forward, Stack.get_M_matrices = _stack_forward, _stack_M_matrices
+Stack.forward, Stack.layer_metrics, Stack.get_M_matrices = _stack_forward, _layer_metrics, _stack_M_matrices
 
 # %% ../nbs/07_models.ipynb #f5d52fff
 class Decoder(nn.Module):

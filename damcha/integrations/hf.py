@@ -91,15 +91,12 @@ def _stack_rows(model: "DamchaForCausalLM", x: Tensor, # (G, n, D) stack inputs 
                 lay=None, # lay(y) -> (kept, x): keep a layer's output y elsewhere, and read the next input back
                ) -> tuple[Tensor, list[Tensor], list[Tensor], Tensor | None]: # output, hidden, weights, context
     "`Stack.forward` on unpadded rows, causal, layer by layer (for the hidden states and the weights)."
-    st, c, metrics = model.model.stack, None, None
+    st, c = model.model.stack, None
     if st.shared:
         c = context(x, causal=True) if state is None else cached_context(x, state["stack"])  # (G, n, D)
         st._last_context = c[:, -1].detach()
-        if not st.generator.layer_bias:                                            # once for the whole stack
-            metrics = st.generator.head_metrics(c) if st.generator.use_mlp else st.generator.static_heads()
     hidden, weights = [x], []
-    for l, block in enumerate(st.blocks):
-        m = st.generator.head_metrics(c, layer=l) if st.shared and st.generator.layer_bias else metrics
+    for l, (block, m) in enumerate(zip(st.blocks, st.layer_metrics(c))):           # chapter 07 decides each layer's
         if rec is not None:
             rec.layer = l
         lc = None if state is None else state["layers"][l]

@@ -7,13 +7,14 @@ from __future__ import annotations
 import json, math, statistics
 from pathlib import Path
 from .experiments import RunSpec, register_preset, read_results
-from .stats import verdicts, pooled_sd, sd_interval, save_verdicts
+from .stats import verdicts, pooled_sd, sd_interval, save_verdicts, interval95
 from .protocols import RECIPE, grown_grid, mean_best_val
 
 # %% auto #0
 __all__ = ['TASK', 'MARGIN', 'ALPHA', 'LONG', 'TUNE', 'TUNE_SEEDS', 'RATES', 'RUNGS', 'FAMILY', 'N_SEEDS', 'TUNED', 'REUSED',
-           'CHECKOUT', 'DECIDE_RESULTS', 'LADDER_PRESET', 'ladder_configs', 'decide_rows', 'decide_rates', 'reproduced',
-           'ladder_runs', 'ladder_values', 'ladder_verdicts', 'ladder_status', 'ladder_lines', 'ladder_report']
+           'CHECKOUT', 'DECIDE_RESULTS', 'LADDER_PRESET', 'STEPS', 'ladder_configs', 'decide_rows', 'decide_rates',
+           'reproduced', 'ladder_runs', 'ladder_values', 'ladder_verdicts', 'ladder_status', 'ladder_lines',
+           'ladder_report', 'ladder_reading', 'plot_ladder']
 
 # %% ../nbs/11f_ladder.ipynb #f139316a
 TASK = "shakespeare-held" # chapter 11d's: choices on the 5 % before nanoGPT's cut, scores on the 10 % after it
@@ -181,3 +182,41 @@ def _ladder_preset(data, done: dict, seeds: tuple[int, ...] | None) -> list[RunS
     return ladder_runs(data, done, seeds)
 
 LADDER_PRESET = register_preset("ladder", _ladder_preset, report=ladder_report, staged=True)
+
+# %% ../nbs/11f_ladder.ipynb #6807277c
+STEPS = {("damcha static", "mha"): "the slice restriction and the loss of W_K",
+         ("damcha", "damcha static"): "the metric follows the input",
+         ("damcha per-layer", "damcha"): "one generator per layer, not one for the stack"} # FAMILY's steps
+
+def ladder_reading(v: dict[str, dict]) -> list[str]:
+    "A line per step (`ladder_verdicts`' rows): its change, word, difference, 95 % interval; then the split."
+    f = lambda x: f"{x:+.3f}"
+    lines = []
+    for (a, b), what in STEPS.items():
+        r = v[f"{a} - {b}"]
+        lines.append(f"rung {RUNGS.index(b) + 1} to {RUNGS.index(a) + 1} ({what}): {r['verdict']}, "
+                     f"{f(r['diff'])} [{f(r['low'])}, {f(r['high'])}] bits")
+    d, s1, s2 = (v[k]["diff"] for k in ("damcha - mha", "damcha static - mha", "damcha - damcha static"))
+    lines.append(f"the deficit, rung 3 - rung 1: {f(d)} bits = {f(s1)} (rung 1 to 2) {f(s2)} (rung 2 to 3)")
+    return lines
+
+def plot_ladder(values: dict[str, dict[int, float]], # `ladder_values`: rung -> seed -> test bits per character
+                v: dict[str, dict], # `ladder_verdicts`' rows
+                ax=None): # a matplotlib Axes (default: a new figure)
+    "Each rung's seeds (dots), mean and 95 % interval, left to right; each step's word above it. Returns the Axes."
+    import matplotlib.pyplot as plt
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.5, 3.2))
+    for i, k in enumerate(RUNGS):
+        xs = [values[k][s] for s in sorted(values[k])]
+        ax.scatter([i] * len(xs), xs, s=8, color="0.65", zorder=2)
+        if len(xs) >= 2:
+            m, (lo, hi) = statistics.fmean(xs), interval95(xs)
+            ax.errorbar(i, m, yerr=[[m - lo], [hi - m]], fmt="o", color="C0", capsize=3, zorder=3)
+    for a, b in STEPS:
+        r = v[f"{a} - {b}"]
+        ax.text((RUNGS.index(a) + RUNGS.index(b)) / 2, 1.02, f"{r['verdict']}\n{r['diff']:+.3f}", fontsize=7,
+                ha="center", va="bottom", transform=ax.get_xaxis_transform())
+    ax.set_xticks(range(len(RUNGS)), [f"{i + 1}: {k}" for i, k in enumerate(RUNGS)], fontsize=7)
+    ax.set_ylabel("test bits per character", fontsize=8)
+    return ax

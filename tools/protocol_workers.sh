@@ -10,6 +10,7 @@
 #
 #   tools/protocol_workers.sh            # start two workers
 #   tools/protocol_workers.sh status     # what is done, per protocol, and about how many core-hours are left
+#                                        # (tools/protocol_status.py: of the runs planned now, and of the whole plan)
 #   tools/protocol_workers.sh stop
 set -euo pipefail
 ROOT="$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
@@ -50,26 +51,7 @@ case "${1:-start}" in
       printf '%s: ' "$preset"
       (cd "$WT" && PYTHONPATH="$WT" "$PY" -c "import damcha.ladder, damcha.fashion
 from damcha.cli import main; main()" compare --preset "$preset" ${data:+--ptb "$data"} --out "$out" --dry-run | tail -n 1)
-      (cd "$WT" && PYTHONPATH="$WT" "$PY" - "$preset" "$data" "$out" <<'PY'
-import statistics, sys
-from pathlib import Path
-import damcha.ladder, damcha.fashion  # noqa: F401 (they register the presets)
-from damcha.experiments import preset_runs, read_results
-preset, data, out = sys.argv[1], sys.argv[2] or None, Path(sys.argv[3])
-rows = read_results(out / "results.jsonl") if (out / "results.jsonl").exists() else []
-secs, per_step = {}, {}                    # a row's finished runs; seconds a step of its model, at any budget
-for r in rows:
-    secs.setdefault((r["experiment"], r["config"]), []).append(r["seconds"])
-    per_step.setdefault(r["config"].rpartition(" lr=")[0], []).append(r["seconds"] / r["settings"]["steps"])
-todo = [s for s in preset_runs(preset, data, None, out=out) if s.run_id not in {r["run_id"] for r in rows}]
-same = [statistics.fmean(secs[s.experiment, s.config]) for s in todo if (s.experiment, s.config) in secs]
-other = [statistics.fmean(per_step[m]) * s.settings["steps"] for s in todo if (s.experiment, s.config) not in secs
-         and (m := s.config.rpartition(" lr=")[0]) in per_step]       # evaluations scale otherwise: a rough guess
-print(f"  left: about {sum(same) / 3600:.1f} core-hours for {len(same)} runs at their row's mean time; roughly "
-      f"{sum(other) / 3600:.1f} for {len(other)} from their model's time a step at another budget; "
-      f"{len(todo) - len(same) - len(other)} not timed yet")
-PY
-)
+      (cd "$WT" && PYTHONPATH="$WT" "$PY" "$ROOT/tools/protocol_status.py" "$preset" "$data" "$out")
     done
     exit 0 ;;
   start) ;;

@@ -44,3 +44,29 @@ def test_left_times_runs_by_their_row_then_their_model():
     assert abs(hours - per_step * sum(s.settings["steps"] for s in ps.whole_plan("fashion-vit", None, rows)
                                       if s.run_id != a.run_id)) < 1e-6
     assert b.run_id != a.run_id
+
+
+def _fake_queue(monkeypatch, sizes: dict) -> list:
+    "queue_worker with made-up protocols of `sizes` runs each, trained instantly; returns the order it trains them."
+    import queue_worker as qw
+    from types import SimpleNamespace
+    done, order = {p: set() for p in sizes}, []
+    monkeypatch.setattr(qw, "preset_runs", lambda p, d, s, out: [SimpleNamespace(run_id=f"{p}{i}")
+                                                                  for i in range(sizes[p])])
+    monkeypatch.setattr(qw, "finished", lambda out: set(done[out.name]))
+
+    def run_specs(specs, out, max_new, log):
+        s = next(s for s in specs if s.run_id not in done[out.name])
+        done[out.name].add(s.run_id)
+        order.append(out.name)
+    monkeypatch.setattr(qw, "run_specs", run_specs)
+    return qw, order
+
+
+def test_queue_order(monkeypatch):
+    "In turn, the protocols alternate; first, each finishes before the next begins."
+    entries = ["a==a", "b==b"]
+    qw, order = _fake_queue(monkeypatch, {"a": 3, "b": 2})
+    assert qw.main(entries) == 0 and order == ["a", "b", "a", "b", "a"]
+    qw, order = _fake_queue(monkeypatch, {"a": 3, "b": 2})
+    assert qw.main(["--order", "first", *entries]) == 0 and order == ["a", "a", "a", "b", "b"]

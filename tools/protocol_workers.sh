@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start (or restart) two one-thread workers on one queue: the ladder (chapter 11f) and the two Fashion-MNIST protocols
-# (chapter 11g), taken in turn by tools/queue_worker.py.
+# (chapter 11g), taken by tools/queue_worker.py one after another, in that order (QUEUE_ORDER=turns: in turn).
 #
 # They run from a git worktree pinned at the last protocol commit: the newest commit named in the PROTOCOL files of
 # results/ladder, results/fashion-vit and results/fashion-masked (each protocol's commits, made before its runs). Later
@@ -70,6 +70,9 @@ for p in "${PROTOCOLS[@]}"; do
   mkdir -p "$ROOT/results/$p" "$CKPT/$p"
   [ -e "$ROOT/results/$p/runs" ] || ln -s "$(cd "$CKPT/$p" && pwd)" "$ROOT/results/$p/runs"
 done
-start_two damcha-protocol-worker "runpy.run_path('tools/queue_worker.py', run_name='__main__')" \
-  "$ROOT/results/worker" "${ENTRIES[@]}"
+# The protocols' code is the worktree's (the workers run in it, with it on PYTHONPATH); the queue's order is this
+# checkout's tools/queue_worker.py, which decides when a run is trained, never what it computes. One protocol after
+# another: a worker takes the first of ENTRIES with a run open, so a protocol finishes before the next one's turn.
+start_two damcha-protocol-worker "runpy.run_path('$ROOT/tools/queue_worker.py', run_name='__main__')" \
+  "$ROOT/results/worker" --order "${QUEUE_ORDER:-first}" "${ENTRIES[@]}"
 echo "protocol commit $LAST (worktree $WT); workers: $(pids | tr '\n' ' ')"

@@ -14,7 +14,7 @@ from .protocols import RECIPE, grown_grid, mean_best_val
 __all__ = ['TASK', 'MARGIN', 'ALPHA', 'LONG', 'TUNE', 'TUNE_SEEDS', 'RATES', 'RUNGS', 'FAMILY', 'N_SEEDS', 'TUNED', 'REUSED',
            'CHECKOUT', 'DECIDE_RESULTS', 'LADDER_PRESET', 'STEPS', 'ladder_configs', 'decide_rows', 'decide_rates',
            'reproduced', 'ladder_runs', 'ladder_values', 'ladder_verdicts', 'ladder_status', 'ladder_lines',
-           'ladder_report', 'ladder_reading', 'plot_ladder']
+           'ladder_report', 'ladder_reading', 'plot_ladder', 'ladder_fit', 'ladder_fit_lines']
 
 # %% ../nbs/11f_ladder.ipynb #f139316a
 TASK = "shakespeare-held" # chapter 11d's: choices on the 5 % before nanoGPT's cut, scores on the 10 % after it
@@ -118,21 +118,24 @@ def _decide_seeds(rows: list[dict], conf: str) -> set[int]:
 # %% ../nbs/11f_ladder.ipynb #e60007e1
 def ladder_values(results: list[dict], rows: list[dict] | None = None, metric: str = "best",
                   long: int = LONG) -> dict[str, dict[int, float]]:
-    """Rung -> seed -> test bits per character (`metric` 'best': the best-validation model; 'final': the last model),
-    from the ladder's finished rows and, for a reused rung whose rerun reproduced, chapter 11d's."""
+    """Rung -> seed -> bits per character, from the ladder's finished rows and, for a reused rung whose rerun
+    reproduced, chapter 11d's. `metric` 'best': the best-validation model's on the test part; 'final': the last
+    model's on the test part; 'train': the training loss of the last evaluation window."""
     rows = decide_rows() if rows is None else rows
     done = {r["run_id"]: r for r in results}
     same = reproduced(done, rows, 0, long)
-    pick = lambda r: r["best"] if metric == "best" else (r.get("post") or {}).get("final")
+    pick = {"best": lambda r: (r["best"] or {}).get("test_bpc"),
+            "final": lambda r: ((r.get("post") or {}).get("final") or {}).get("test_bpc"),
+            "train": lambda r: r["curve"][-1]["train_loss"] / math.log(2) if r.get("curve") else None}[metric]
     out = {k: {} for k in RUNGS}
     sources = [(r, f"ladder {long}") for r in results] + [(r, f"decide {LONG}") for r in rows]
     for r, exp in sources:
         conf = r["config"].rpartition(" lr=")[0]
-        if r["experiment"] != exp or conf not in out or r["failure"] or not pick(r):
+        if r["experiment"] != exp or conf not in out or r["failure"] or pick(r) is None:
             continue
         if exp.startswith("decide") and not (conf in REUSED and same.get(conf)):
             continue
-        out[conf].setdefault(r["seed"], pick(r)["test_bpc"])
+        out[conf].setdefault(r["seed"], pick(r))
     return out
 
 def ladder_verdicts(results: list[dict], rows: list[dict] | None = None, metric: str = "best",
@@ -220,3 +223,16 @@ def plot_ladder(values: dict[str, dict[int, float]], # `ladder_values`: rung -> 
     ax.set_xticks(range(len(RUNGS)), [f"{i + 1}: {k}" for i, k in enumerate(RUNGS)], fontsize=7)
     ax.set_ylabel("test bits per character", fontsize=8)
     return ax
+
+def ladder_fit(results: list[dict], rows: list[dict] | None = None, long: int = LONG) -> dict[str, tuple]:
+    """Rung -> (seeds, training bits per character of the last evaluation window, the last model's test bits per
+    character), means over seeds: how well each rung fits its training text, beside the test part. A description."""
+    train, test = (ladder_values(results, rows, m, long) for m in ("train", "final"))
+    return {k: (len(train[k]), statistics.fmean(train[k].values()), statistics.fmean(test[k].values()))
+            for k in RUNGS if train[k] and test[k]}
+
+def ladder_fit_lines(fit: dict[str, tuple]) -> list[str]:
+    "`ladder_fit` as a markdown table."
+    lines = ["| rung | seeds | training, last window | test, last model | test - training |", "|---|---|---|---|---|"]
+    return lines + [f"| {RUNGS.index(k) + 1}: {k} | {n} | {a:.3f} | {b:.3f} | {b - a:+.3f} |"
+                    for k, (n, a, b) in fit.items()]

@@ -131,13 +131,42 @@ def _reap_after(pid: int, since: float) -> None:
     p.stdout.close()
     _WATCHERS.append(p)
 
-def _shutdown() -> None:
-    "`ray.shutdown()`, then this process's watchers stopped: what they would end has ended."
+# %% ../nbs/11e_cluster.ipynb #d506798e
+def _ray_processes() -> list:
+    "This process's descendants that run Ray's code (its path, or a `ray::` title), but not its watchers."
     import ray
+    try:
+        import psutil                                                # Ray's own copy, on its path once Ray is imported
+    except ImportError:
+        return []
+    root, watchers, out = str(Path(ray.__file__).parent), {w.pid for w in _WATCHERS}, []
+    for p in psutil.Process().children(recursive=True):
+        try:
+            argv = p.cmdline()
+            if p.pid not in watchers and argv and (argv[0].startswith("ray::") or any(root in a for a in argv)):
+                out.append(p)
+        except psutil.Error:                                         # gone meanwhile, or not ours to read
+            pass
+    return out
+
+def _shutdown(grace: float = 10.0) -> None:
+    """`ray.shutdown()`, then Ray's processes that outlive it `grace` seconds ended (two agents can, under load), then
+    this process's watchers stopped: what they would end has ended."""
+    import ray
+    ours = _ray_processes()                                          # before: once the raylet ends, its children are orphans
     ray.shutdown()
+    if ours:
+        import psutil
+        left = psutil.wait_procs(ours, timeout=grace)[1]
+        for p in left:
+            try:
+                p.terminate()
+            except psutil.NoSuchProcess:
+                pass
+        for p in psutil.wait_procs(left, timeout=5)[1]:
+            p.kill()
     while _WATCHERS:
         _WATCHERS.pop().terminate()
-
 
 # %% ../nbs/11e_cluster.ipynb #822659a6
 def connect(address: str, num_cpus: int | None = None,

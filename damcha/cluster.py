@@ -150,10 +150,10 @@ def _ray_processes() -> list:
     return out
 
 def _shutdown(grace: float = 10.0) -> None:
-    """`ray.shutdown()`, then Ray's processes that outlive it `grace` seconds ended (two agents can, under load), then
-    this process's watchers stopped: what they would end has ended."""
+    """`ray.shutdown()`, then Ray's processes that outlive it `grace` seconds ended (two did, in a check under
+    load), then this process's watchers stopped: what they would end has ended."""
     import ray
-    ours = _ray_processes()                                          # before: once the raylet ends, its children are orphans
+    ours = _ray_processes()                                    # before: once the raylet ends, its children are orphans
     ray.shutdown()
     if ours:
         import psutil

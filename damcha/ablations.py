@@ -264,7 +264,7 @@ def _identifiable_count_ablated(self: AblatedGenerator) -> int:
         return n - self.B.numel()                                                  # sum_j B_ij adds to the bias b_i
     if self.mode == "linear_comb":
         return n - self.alpha.numel()                                              # beta(alpha) W is as general as W
-    return n - 2 * H * H                                                           # bayesian: alpha_ii., rho_ii. unused
+    return n - 2 * H * H                                                  # bayesian: alpha_ii., alpha_logvar_ii. unused
 
 AblatedGenerator._identifiable_count = _identifiable_count_ablated
 

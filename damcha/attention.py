@@ -56,7 +56,7 @@ class DamchaAttention(_LogitsSource, nn.Module):
                  own_generator: bool = True, # False: the layer expects `metrics` from a shared generator
                  mlp_dropout: float = 0.0, # dropout inside the generator
                  chunk_size: int | str | None = "auto", # causal queries in chunks of this many tokens ('auto', None)
-                 qk_proj: bool = False, # True: q_i = (x W_Q)_i m_i and keys (x W_K)_i (chapter 11f's fifth rung)
+                 qk_proj: bool = False, # True: q_i = (x W_Q)_i m_i and keys (x W_K)_i (the rung chapter 11f left out)
                  parameterization: str | None = None, # None: default_parameterization; 'full': the paper's generator
                  **generator_kwargs, # more `MetricGenerator` options: context, rank, ...
                 ):

@@ -176,7 +176,7 @@ def budget_runs(ptb_dir: str | Path, # the PTB character files
 COMPARISONS = (("mha-tied", "mha"), ("dense-mahalanobis", "mha"), ("matroidal m=2d", "mha"), ("damcha rowsum", "mha"),
                ("matroidal m=2d", "dense-mahalanobis"), ("damcha rowsum", "mha-tied"),
                ("damcha rowsum", "damcha rowsum head-local"), ("mha-tied", "mha narrow"),
-               ("matroidal m=2d", "mha narrow")) # the pairs the chapter's prose compares
+               ("matroidal m=2d", "mha narrow")) # the pairs the report tests (chapter 11h reads them)
 LOWDATA_COMPARISONS = tuple((f"{a} @{fr:g}", f"{b} @{fr:g}") for fr in FRACTIONS
                             for a, b in (("dense-mahalanobis", "mha"), ("matroidal m=2d", "mha"),
                                          ("damcha rowsum", "mha"), ("matroidal m=2d", "dense-mahalanobis")))

@@ -106,8 +106,8 @@ def preset_runs(preset: str, ptb_dir: str | Path | None = None, seeds: tuple[int
     """The runs of a registered preset (`PRESETS`): a staged one's later runs depend on the results already under
     `out`. `ptb_dir` is the data folder of the presets that read one."""
     if preset not in PRESETS:
-        raise ValueError(f"preset must be one of {', '.join(map(repr, PRESETS))}, got {preset!r} (chapters 11a and "
-                         "11b register 'budget' and 'shakespeare': import damcha.budget, damcha.shakespeare)")
+        raise ValueError(f"preset must be one of {', '.join(map(repr, PRESETS))}, got {preset!r} (chapters "
+                         "11a-11g register the others: import their modules, e.g. damcha.decide)")
     return PRESETS[preset].runs(ptb_dir, _done(out) if out else {}, seeds)
 
 # %% ../nbs/11_experiments.ipynb #7e15e0ac

@@ -122,7 +122,7 @@ def image_configs(head: int = 16) -> dict[str, dict]:
 
 # %% ../nbs/11g_fashion.ipynb #d29e6030
 MARGIN_SHARE = 0.05 # "same level": within this share of MHA's pilot loss on the primary metric
-ALPHA = 0.05 # both tests; "differs" is Holm-adjusted over each family of seven
+ALPHA = 0.05 # both tests; "differs" is Holm-adjusted over each family's questions
 
 # %% ../nbs/11g_fashion.ipynb #91fa71bd
 VIT_MARGINS = {"full": 0.01736, "5%": 0.03118} # nats: MARGIN_SHARE of MHA's pilot test cross-entropy, per arm

@@ -17,7 +17,7 @@ from .generator import MetricGenerator, param_groups, clip_grad_norm_, metric_pa
 from .matroid import MatroidalMetric, DenseMetric
 from .contract import recording_logits, masked_weights
 from .models import ATTENTIONS, Decoder, VisionTransformer, param_counts
-from .tasks import Task, TASKS as DATA_TASKS, CHAR_TASKS, IMAGE_TASKS, SEQ2SEQ_TASKS
+from .tasks import Task, TASKS as DATA_TASKS, CHAR_TASKS, IMAGE_TASKS, SEQ2SEQ_TASKS, DOWNLOAD_TASKS
 from .images import PatchReconstructor, row_mask, masked_patch_mse, patchify
 
 # %% auto #0
@@ -51,7 +51,7 @@ _POSITIVE_INTS = ("d_model", "n_heads", "n_layers", "d_ff", "seq_len", "steps", 
 
 MAX_SEED = 2 ** 31 - 1 # the largest seed: `step_generator`'s seed arithmetic stays within 64 bits
 MAX_INT = 2 ** 31 - 1 # the largest count a setting takes (steps, widths, batches): a larger one is a typo
-_BOOL_FIELDS = ("share_mlp", "use_mlp", "amp", "amp_cpu", "compile", "download", "resume", "progress")
+_BOOL_FIELDS = ("share_mlp", "use_mlp", "amp", "amp_cpu", "compile", "download", "resume", "progress", "tensorboard")
 
 def default_warmup(steps: int) -> int:
     "The warm-up a run gets when it names none: a tenth of the run, at most 50 steps (runs of 500 steps or more: 50)."
@@ -112,10 +112,23 @@ def _check_config(cfg: TrainConfig):
     for name in ("attn_kwargs", "generator_kwargs"):
         if not isinstance(getattr(cfg, name), dict):
             raise ValueError(f"{name} must be a dict, got {getattr(cfg, name)!r}")
+    _device_form(cfg.device)                                                   # its form; whether it is here: at train
     _check_applies(cfg)
 
+def _device_form(name: str) -> torch.device | None:
+    "The device `name` names (None for 'auto'); a `ValueError` unless it is auto, cpu, cuda, cuda:N or mps."
+    if name == "auto":
+        return None
+    try:
+        dev = torch.device(name) if isinstance(name, str) else None               # torch.device(3) would be cuda:3
+    except (RuntimeError, TypeError):
+        dev = None
+    if dev is None or dev.type not in ("cpu", "cuda", "mps") or (dev.type != "cuda" and dev.index not in (None, 0)):
+        raise ValueError(f"device must be auto, cpu, cuda, cuda:N or mps, got {name!r} (the loop trains on those)")
+    return dev
+
 # %% ../nbs/09_loop.ipynb #14063be8
-_DOWNLOADS = ("ptb-char", "enwik8", "text8", "cifar10", "cifar100", "mnist")
+_DOWNLOADS = DOWNLOAD_TASKS
 _READS_FILES = tuple(t for t in TASKS if t not in ("recall", "digits"))
 _TEXTS = CHAR_TASKS + SEQ2SEQ_TASKS
 APPLIES = [  # (setting, what it applies to, the test of a configuration)
@@ -321,14 +334,9 @@ def config_dict(cfg: TrainConfig) -> dict:
 def resolve_device(name: str = "auto") -> torch.device:
     "`auto` -> cuda, mps or cpu, whichever is there; otherwise the named device, checked."
     has_mps = getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()
-    if name == "auto":
+    dev = _device_form(name)
+    if dev is None:                                                                # auto
         return torch.device("cuda" if torch.cuda.is_available() else "mps" if has_mps else "cpu")
-    try:
-        dev = torch.device(name)
-    except (RuntimeError, TypeError) as e:
-        raise ValueError(f"device must be auto, cpu, cuda, cuda:N or mps, got {name!r}") from e
-    if dev.type not in ("cpu", "cuda", "mps") or (dev.type != "cuda" and dev.index not in (None, 0)):
-        raise ValueError(f"device must be auto, cpu, cuda, cuda:N or mps, got {name!r} (the loop trains on those)")
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {name!r} asked for, but CUDA is not available here")
     if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():

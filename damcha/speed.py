@@ -435,7 +435,8 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
                    help="write DIR/<device>.json, .md and .png (an earlier bench's are replaced, no other file)")
     p.add_argument("--repeats", type=int, default=9, help="timed steps per candidate (median reported)")
     p.add_argument("--warmup", type=int, default=1, help="untimed steps at the start of every block")
-    p.add_argument("--rounds", type=int, default=3, help="blocks per candidate; the timed steps are split among them")
+    p.add_argument("--rounds", type=int, default=None,
+                   help="blocks per candidate (default 3, at most --repeats); the timed steps are split among them")
     p.add_argument("--shapes", default=None, metavar="NAMES", help="comma-separated subset of decoder,vit,long")
     p.add_argument("--threads", type=int, default=None, help="CPU threads for torch (default: torch's choice)")
     p.add_argument("--no-breakdown", dest="breakdown", action="store_false",
@@ -448,9 +449,16 @@ def _check_args(args: argparse.Namespace) -> list[Shape]:
     device = torch.device(args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device cuda: no CUDA device is available here")
-    if args.repeats < 1 or args.warmup < 0 or args.rounds < 1:
+    from damcha.loop import MAX_INT                                                # a larger count is a typo
+    for flag, v in (("--repeats", args.repeats), ("--warmup", args.warmup), ("--rounds", args.rounds)):
+        if v is not None and abs(v) > MAX_INT:
+            raise ValueError(f"{flag} {v} is out of range (at most {MAX_INT})")
+    if args.repeats < 1 or args.warmup < 0 or (args.rounds is not None and args.rounds < 1):
         raise ValueError(f"--repeats and --rounds must be >= 1 and --warmup >= 0, "
                          f"got {args.repeats}, {args.rounds} and {args.warmup}")
+    if args.rounds is not None and args.rounds > args.repeats:
+        raise ValueError(f"--rounds {args.rounds} is more than --repeats {args.repeats}: the timed steps are split "
+                         f"among the rounds, so a round without one would time nothing (--rounds <= --repeats)")
     if args.threads is not None and args.threads < 1:
         raise ValueError(f"--threads must be >= 1, got {args.threads}")
     shapes = QUICK_SHAPES if args.quick else SHAPES
@@ -535,10 +543,11 @@ def run_from_args(args: argparse.Namespace, argv: list[str] | None = None) -> in
         check_bench_out(args.out, stem)                                          # before minutes of measuring
     if args.threads is not None:
         torch.set_num_threads(args.threads)
-    res = run_bench(shapes, device, dtype, args.repeats, args.warmup, args.breakdown, log=_log, rounds=args.rounds)
+    rounds = min(3, args.repeats) if args.rounds is None else args.rounds           # the default: 3 at most
+    res = run_bench(shapes, device, dtype, args.repeats, args.warmup, args.breakdown, log=_log, rounds=rounds)
     if args.model:
         mshape = QUICK_MODEL_SHAPE if args.quick else MODEL_SHAPE
-        res["model"] = run_model_bench(mshape, device, dtype, args.repeats, args.warmup, args.rounds, _log)
+        res["model"] = run_model_bench(mshape, device, dtype, args.repeats, args.warmup, rounds, _log)
     res["wall_s"] = time.perf_counter() - t_start
     if argv is None:                                                               # as typed after `damcha bench`
         argv = sys.argv[2:] if sys.argv[1:2] == ["bench"] else sys.argv[1:]

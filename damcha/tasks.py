@@ -23,7 +23,7 @@ from .source import (PAD_ID, SEP_ID, EOS_ID, UNK_ID, CharTokenizer, BPETokenizer
 
 # %% auto #0
 __all__ = ['OBJECTIVES', 'RECALL_SIZES', 'CHAR_TASKS', 'FASHION_VAL_SHARE', 'TOKENIZERS', 'TASKS', 'IMAGE_TASKS', 'SEQ2SEQ_TASKS',
-           'Task', 'last10_loss', 'make_task']
+           'DOWNLOAD_TASKS', 'RECALL_OPTIONS', 'Task', 'last10_loss', 'make_task']
 
 # %% ../nbs/08e_tasks.ipynb #05006460
 @dataclass
@@ -317,7 +317,11 @@ TASKS = tuple(_BUILDERS)
 IMAGE_TASKS = ("digits", "cifar10", "cifar100", "mnist", "fashion-mnist")
 SEQ2SEQ_TASKS = ("seq2seq", "commongen", "wmt14")
 
-def _check_task_args(name, seq_len, objective, fraction, patch_size, options, tokenizer, data=None, bpe_vocab=1000):
+DOWNLOAD_TASKS = ("ptb-char", "enwik8", "text8", "cifar10", "cifar100", "mnist") # the tasks that can fetch their files
+RECALL_OPTIONS = ("n_keys", "n_pairs", "n_queries", "n_values")
+
+def _check_task_args(name, seq_len, objective, fraction, patch_size, options, tokenizer, data=None, bpe_vocab=1000,
+                     seed=0, download=False):
     if name not in TASKS:
         raise ValueError(f"unknown task {name!r}; known: {', '.join(TASKS)}")
     if data is not None and not isinstance(data, (str, os.PathLike)):
@@ -333,6 +337,15 @@ def _check_task_args(name, seq_len, objective, fraction, patch_size, options, to
         raise ValueError(f"fraction must be in (0, 1], got {fraction!r}")
     if options and name != "recall":
         raise ValueError(f"options {sorted(options)} apply to the recall task only")
+    if unknown := sorted(set(options) - set(RECALL_OPTIONS)):
+        raise ValueError(f"unknown recall option {unknown[0]!r}; known: {', '.join(RECALL_OPTIONS)}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    if not isinstance(download, bool):
+        raise ValueError(f"download must be True or False, got {download!r}")
+    if download and name not in DOWNLOAD_TASKS:
+        raise ValueError(f"download applies to the tasks that can fetch their files ({', '.join(DOWNLOAD_TASKS)}), "
+                         f"not {name}")
     if not image and patch_size is not None:
         raise ValueError(f"patch_size applies to image tasks, not {name}")
     if not image and name != "recall" and (not isinstance(seq_len, int) or seq_len < 1):
@@ -354,13 +367,14 @@ def make_task(name: str, # one of TASKS
               fraction: float = 1.0, # keep this share of the training split, in (0, 1]
               seed: int = 0, # splits, subsets and recall sequences
               download: bool = False, # ptb-char, enwik8, text8 and the torchvision tasks: fetch missing files
-              patch_size: int | None = None, # image tasks; default 2 (digits) or 4 (the others)
+              patch_size: int | None = None, # image tasks; default 2 (digits), 7 (fashion-mnist) or 4
               tokenizer: str = "char", # source-conditioned tasks: 'char' or 'bpe'
               bpe_vocab: int = 1000, # the byte-pair tokenizer's vocabulary size
               **options, # recall only: n_pairs, n_queries, n_keys, n_values
              ) -> Task:
     "The named task, its splits as datasets of tensors, and what a model needs to know about it."
-    _check_task_args(name, seq_len, objective, fraction, patch_size, options, tokenizer, data, bpe_vocab)
+    _check_task_args(name, seq_len, objective, fraction, patch_size, options, tokenizer, data, bpe_vocab, seed,
+                     download)
     task = _BUILDERS[name](data=data, seq_len=seq_len, objective=objective, seed=seed, download=download,
                            patch_size=patch_size, tokenizer=tokenizer, bpe_vocab=bpe_vocab, fraction=fraction,
                            options=options)

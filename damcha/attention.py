@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from einops import rearrange
-from .metric import head_dim, check_bool
+from .metric import head_dim, check_bool, check_dropout
 from .generator import MetricGenerator, context
 from .ablations import make_generator, generator_options
 from .contract import (check_tokens, check_padding_mask, check_attn_mask, build_attn_mask, causal_block_mask,
@@ -31,8 +31,7 @@ def default_parameterization(generator_kwargs: dict) -> str:
 
 def _check_layer_options(dropout, chunk_size, generator_kwargs: dict) -> None:
     "The layer's own options, and its generator's by name: a `ValueError` naming the first bad one."
-    if not 0.0 <= dropout < 1.0:
-        raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+    check_dropout(dropout)
     positive_int = isinstance(chunk_size, int) and not isinstance(chunk_size, bool) and chunk_size >= 1
     if not (chunk_size is None or chunk_size == "auto" or positive_int):
         raise ValueError(f"chunk_size must be a positive int, 'auto' or None, got {chunk_size!r}")
@@ -173,7 +172,8 @@ def _get_M_matrices(self: DamchaAttention) -> Tensor:
         raise RuntimeError("this layer has no generator of its own: ask the stack that shares it")
     if self._last_context is None:
         raise RuntimeError("get_M_matrices needs a forward pass first")
-    return self.generator.full_metric(self._last_context).mean(0)                  # (D, D)
+    p = next(self.generator.parameters())                                          # after .to(): its dtype, device
+    return self.generator.full_metric(self._last_context.to(p)).mean(0)            # (D, D)
 
 DamchaAttention._attend, DamchaAttention.query_chunk = _attend, _query_chunk
 DamchaAttention.get_M_matrices = _get_M_matrices
@@ -185,6 +185,8 @@ def cached_context(x: Tensor, # (B, T, D) the new tokens
                   ) -> Tensor: # (B, T, D) prefix means over everything seen
     "The causal prefix context of the new tokens, continuing the running sum kept in `cache`."
     check_cache_batch(cache, x.shape[0])                                              # a cache of another batch
+    if x.shape[1] == 0:                                                                # no new token: nothing to add
+        return x
     n = cache.get("cn", 0)
     csum = x.cumsum(1) + cache["csum"] if n else x.cumsum(1)                           # (B, T, D)
     cache["csum"] = csum[:, -1:]

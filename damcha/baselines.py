@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from einops import rearrange
-from .metric import head_dim, check_bool
+from .metric import head_dim, check_bool, check_dropout
 from .contract import (check_attn_mask, build_attn_mask, causal_block_mask, extend_cache, prepare_call, sdpa_attend,
                              zero_padded_queries, attention_mask, masked_softmax, visible_keys)
 from .contract import LogitsSource, keep_logits, keep_scores
@@ -47,9 +47,7 @@ class MultiHeadAttention(LogitsSource, nn.Module):
         self.dh = head_dim(d_model, n_heads)
         qk = d_model if qk_dim is None else qk_dim
         head_dim(qk, n_heads, "qk_dim")
-        check_bool("bias", bias), check_bool("tie_qk", tie_qk)
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        check_bool("bias", bias), check_bool("tie_qk", tie_qk), check_dropout(dropout)
         self.d_model, self.n_heads, self.dropout = d_model, n_heads, dropout
         self.qk_dim, self.tie_qk = qk, bool(tie_qk)
         self.q_proj = nn.Linear(d_model, qk, bias=bias)
@@ -165,12 +163,14 @@ class DCMHAttention(MultiHeadAttention):
                  eps: float = 1e-6, # of the RMS normalisation of w1
                 ):
         super().__init__(d_model, n_heads, dropout, bias)
-        if not isinstance(rank, int) or rank < 1:
+        if not isinstance(rank, int) or isinstance(rank, bool) or rank < 1:
             raise ValueError(f"rank must be a positive int, got {rank!r}")
         H, C = n_heads, rank
         K = 2 * C * H if dyn_hidden is None else dyn_hidden
-        if not isinstance(K, int) or K < 1:
+        if not isinstance(K, int) or isinstance(K, bool) or K < 1:
             raise ValueError(f"dyn_hidden must be a positive int, got {dyn_hidden!r}")
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not math.isfinite(eps) or eps <= 0:
+            raise ValueError(f"eps must be a finite number > 0 (the RMS normalisation's floor), got {eps!r}")
         self.rank, self.dyn_hidden, self.eps = C, K, eps
         self.static = nn.Parameter(torch.randn(2, H, H) * (0.1 / math.sqrt(H)))   # W_s (pre, post); composition I + W_s
         self.dyn_w1 = nn.Linear(d_model, 4 * K, bias=False)                            # x -> hidden, 4 branches
@@ -226,10 +226,9 @@ class CollaborativeAttention(LogitsSource, nn.Module):
                 ):
         super().__init__()
         self.dh = head_dim(d_model, n_heads)
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        check_bool("bias", bias), check_dropout(dropout)
         dk = d_model if d_shared is None else d_shared
-        if not isinstance(dk, int) or dk < 1:
+        if not isinstance(dk, int) or isinstance(dk, bool) or dk < 1:
             raise ValueError(f"d_shared must be a positive int, got {d_shared!r}")
         if mixing_init not in ("normal", "concatenate"):
             raise ValueError(f"mixing_init must be 'normal' or 'concatenate', got {mixing_init!r}")
@@ -279,10 +278,9 @@ class MixtureOfAttentionHeads(LogitsSource, nn.Module):
                 ):
         super().__init__()
         self.dh = dh = head_dim(d_model, n_heads)
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        check_bool("bias", bias), check_dropout(dropout)
         E = 2 * n_heads if n_experts is None else n_experts
-        if not isinstance(E, int) or E < n_heads:
+        if not isinstance(E, int) or isinstance(E, bool) or E < n_heads:
             raise ValueError(f"n_experts must be an int >= n_heads={n_heads}, got {n_experts!r}")
         self.d_model, self.n_heads, self.n_experts, self.dropout = d_model, n_heads, E, dropout
         self.router = nn.Linear(d_model, E, bias=False)                                # W_g
@@ -307,7 +305,7 @@ class MixtureOfAttentionHeads(LogitsSource, nn.Module):
                        real: Tensor | None = None) -> tuple[Tensor, Tensor]:
         "Switch-style load-balancing loss and router z-loss over the real tokens (`real` (B, T) bool, None: all)."
         w = torch.ones(idx.shape[:2], dtype=probs.dtype, device=probs.device) if real is None else real.to(probs.dtype)
-        n = w.sum()
+        n = w.sum().clamp_min(1)                                                       # no real token: zero losses
         # (E,)
         f = (F.one_hot(idx, self.n_experts).to(probs.dtype).sum(2) * w[..., None]).sum((0, 1)) / (n * self.n_heads)
         P = (probs * w[..., None]).sum((0, 1)) / n                                     # (E,)
@@ -377,7 +375,7 @@ class MixedMultiHeadAttention(MultiHeadAttention):
         if len(head_kinds) != n_heads or any(kd not in HEAD_KINDS for kd in head_kinds):
             raise ValueError(f"head_kinds must name one of {HEAD_KINDS} for each of the n_heads={n_heads} heads, got "
                              f"{head_kinds}")
-        if not isinstance(window, int) or window < 1:
+        if not isinstance(window, int) or isinstance(window, bool) or window < 1:
             raise ValueError(f"window must be an int >= 1, got {window!r}")
         self.head_kinds, self.window = head_kinds, window
 

@@ -49,8 +49,8 @@ def _task_help() -> tuple[str, str]:
     return task.replace("%", "%%"), data.replace("%", "%%")           # argparse formats help with %
 
 _HELP = dict(objective="image tasks: classify or reconstruct (masked rows of patches)",
-             attention="one of the registry: mha, damcha, dense-mahalanobis, matroidal, talking-heads, dcmha, "
-                       "collaborative, moa, mixed",
+             attention="one of the registry: mha, mha-tied, damcha, dense-mahalanobis, matroidal, dense-qk, "
+                       "matroidal-qk, talking-heads, dcmha, collaborative, moa, mixed",
              out="run directory for metrics.jsonl and ckpt.pt (default: a new directory under runs/)",
              resume="continue the run in --out from its checkpoint", device="auto, cpu, cuda, cuda:N or mps",
              fraction="share of the training split to use", steps="optimizer steps", accum="micro-batches per step",
@@ -431,17 +431,20 @@ def _check_evaluate_args(args) -> Path:
     flag = "--out" if args.out is not None else "RUN_DIR"
     if out.is_dir():
         raise ValueError(f"--out {args.out}: is a directory; give a file name")
-    check_output(out, run, flag, replaceable=_is_evaluation)          # chapter 09a: nothing written over
+    check_output(out, run, flag, replaceable=lambda p: _is_evaluation(p, run))   # chapter 09a: nothing written over
     check_out(out.parent, flag)
     return out
 
-def _is_evaluation(path: Path) -> bool:
-    "Whether `path` holds an evaluation record of `damcha evaluate` (which a new evaluation may replace)."
+def _is_evaluation(path: Path, run: Path) -> bool:
+    "Whether `path` holds an evaluation record of `damcha evaluate` of `run` (which a new evaluation may replace)."
     try:
         rec = read_json(path, "--out", 1 << 24)                            # a regular file, read with a bound
     except (OSError, ValueError):
         return False
-    return isinstance(rec, dict) and {"run", "checkpoint", "step", "kind", "split"} <= set(rec)
+    if not (isinstance(rec, dict) and {"run", "checkpoint", "step", "kind", "split"} <= set(rec)):
+        return False
+    mine = os.path.realpath(run)                                                   # in the run's folder, or of the run
+    return os.path.realpath(path.parent) == mine or os.path.realpath(str(rec["run"])) == mine
 
 def _is_samples(path: Path) -> bool:
     "Whether `path` holds the samples of an earlier `damcha evaluate`: JSON lines with source, reference, hypothesis."

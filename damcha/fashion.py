@@ -181,9 +181,9 @@ def _get(record: dict, path: str):
 
 def image_values(results: list[dict], experiment: str, metric: str = "test_loss") -> dict[str, list[float]]:
     "Row -> the best model's `metric` (a path into `best`, e.g. 'fashion-images.reference.fid_top_k'), by seed."
-    out = {}
-    for r in sorted(results, key=lambda r: r["seed"]):
-        if r["experiment"] == experiment and not r["failure"] and r["best"]:
+    out, rows = {}, {r["run_id"]: r for r in results}.values()                   # a line written twice counts once
+    for r in sorted(rows, key=lambda r: r["seed"]):
+        if r["experiment"] == experiment and r.get("failure") is None and r.get("best"):
             v = _get(r["best"], metric)
             if v is not None and math.isfinite(v):
                 out.setdefault(r["config"].rpartition(" lr=")[0], []).append(v)

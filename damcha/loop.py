@@ -314,6 +314,7 @@ class TrainConfig:
     generator_kwargs: dict = field(default_factory=dict) # DAMCHA generator options (parameterization 'full', rank...)
 
     def __post_init__(self):
+        self.out, self.data = (os.fspath(v) if isinstance(v, os.PathLike) else v for v in (self.out, self.data))
         try:
             self.mlp_hidden = tuple(self.mlp_hidden)
         except TypeError:
@@ -326,6 +327,7 @@ class TrainConfig:
         "The warm-up this run uses: `warmup`, or `default_warmup(steps)` when it is None."
         return default_warmup(self.steps) if self.warmup is None else self.warmup
 
+# %% ../nbs/09_loop.ipynb #3c9e41d7
 def config_dict(cfg: TrainConfig) -> dict:
     "`cfg` as plain values (`mlp_hidden` a list): what a checkpoint stores and `TrainConfig(**...)` reads back."
     return {**asdict(cfg), "mlp_hidden": list(cfg.mlp_hidden)}

@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from einops import rearrange
-from .metric import head_dim
+from .metric import head_dim, check_bool, check_dropout
 from .contract import extend_cache, prepare_call, sdpa_attend, zero_padded_queries
 from .contract import LogitsSource, keep_logits
 from .matroid import MatroidalMetric, DenseMetric, check_eps
@@ -89,19 +89,17 @@ class MahalanobisAttention(LogitsSource, nn.Module):
         if metric not in ("matroidal", "dense"):
             raise ValueError(f"metric must be 'matroidal' or 'dense', got {metric!r}")
         tau = math.sqrt(self.dh) if tau is None else tau
-        if not isinstance(tau, (int, float)) or not math.isfinite(tau) or tau <= 0:
+        if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not math.isfinite(tau) or tau <= 0:
             raise ValueError(f"tau must be a finite number > 0, got {tau!r}")
         eps = check_eps(eps)
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        dropout = check_dropout(dropout)
         if metric == "dense" and m is not None:
             raise ValueError(f"m (edges per head) applies to metric='matroidal' only, got m={m}")
         if metric == "matroidal" and m is None and graph == "random":
             m = self.dh
         if m is not None and (not isinstance(m, int) or isinstance(m, bool) or m < 1):
             raise ValueError(f"m (edges per head) must be an int >= 1, got {m!r} (m=0 would leave only eps I)")
-        if not isinstance(bias, bool):
-            raise ValueError(f"bias must be True or False, got {bias!r}")
+        check_bool("bias", bias), check_bool("separate", separate)
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"seed must be an int (head h's graph uses seed + h), got {seed!r}")
         self.d_model, self.n_heads, self.metric, self.separate = d_model, n_heads, metric, bool(separate)

@@ -9,8 +9,8 @@ import torch
 from torch import Tensor
 
 # %% auto #0
-__all__ = ['head_dim', 'check_int', 'check_bool', 'blocks', 'check_tokens', 'check_padding_mask', 'cross_head_scores',
-           'show_metric', 'rowsum', 'head_scores']
+__all__ = ['head_dim', 'check_int', 'check_bool', 'check_dropout', 'blocks', 'check_tokens', 'check_padding_mask',
+           'cross_head_scores', 'show_metric', 'rowsum', 'head_scores']
 
 # %% ../nbs/00_metric.ipynb #647237df
 def head_dim(d_model: int, n_heads: int, name: str = "d_model") -> int:
@@ -34,6 +34,12 @@ def check_bool(name: str, v) -> bool:
     if not isinstance(v, bool):
         raise ValueError(f"{name} must be True or False, got {v!r}")
     return v
+
+def check_dropout(v) -> float:
+    "`v` as a float if it is a number in [0, 1); else a `ValueError` (a string or None too, not a `TypeError`)."
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v < 1.0:
+        raise ValueError(f"dropout must be in [0, 1), got {v!r}")
+    return float(v)
 
 def blocks(M: Tensor, # (..., D, D) a metric, or a batch of them
            n_heads: int, # H, which must divide D

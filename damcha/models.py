@@ -195,9 +195,9 @@ class Decoder(nn.Module):
         nn.init.normal_(self.pos_emb.weight, std=0.02)                                     # logits are near 0
 
     def _check_idx(self, idx: Tensor, start: int = 0):
-        if not isinstance(idx, Tensor) or idx.ndim != 2 or idx.is_floating_point() or idx.dtype == torch.bool:
+        if not isinstance(idx, Tensor) or idx.ndim != 2 or idx.dtype not in (torch.int32, torch.int64):
             got = f"{tuple(idx.shape)} of {idx.dtype}" if isinstance(idx, Tensor) else type(idx).__name__
-            raise ValueError(f"idx must be an integer tensor of shape (B, T), got {got}")
+            raise ValueError(f"idx must be an int64 or int32 tensor of shape (B, T), got {got}")
         if start + idx.shape[1] > self.max_len:
             raise ValueError(f"sequence length {start + idx.shape[1]} exceeds max_len={self.max_len}")
         if idx.numel() and (idx.min() < 0 or idx.max() >= self.vocab_size):
@@ -335,6 +335,8 @@ class TransformerPC(nn.Module):
         super().__init__()
         self.d_model = d_model
         attention = "damcha" if use_M else "mha"
+        if generator_kwargs and not use_M:
+            raise ValueError(f"generator_kwargs apply to use_M=True (DAMCHA) only, got {generator_kwargs!r}")
         gkw = generator_kwargs if use_M else None
         self.stack = Stack(d_model, n_heads, n_layers, d_ff, attention, share_mlp, use_mlp, mlp_hidden, dropout, gkw,
                            norm_first=False)

@@ -317,6 +317,8 @@ def open_run(out: str | Path, cfg: TrainConfig, main: bool = True, world: int = 
     if not main:
         return ck
     out.mkdir(parents=True, exist_ok=True)
+    if cfg.resume and (out / "failure.json").exists():                        # a run resumed after it failed
+        os.replace(out / "failure.json", out / "failure.earlier.json")
     stale = _sweep_temporary(out)
     if stale:
         _log.warning(f"removed {len(stale)} temporary file(s) left in {out} by an interrupted save")
@@ -397,7 +399,7 @@ def data_changes(then: dict | None, now: dict) -> list[str]:
     return out
 
 # %% ../nbs/09a_runs.ipynb #378fbce3
-RUN_FILES = (CKPT_NAME, CKPT_PREVIOUS, "best.pt", "metrics.jsonl", "failure.json") # what a run folder owns
+RUN_FILES = (CKPT_NAME, CKPT_PREVIOUS, "best.pt", "metrics.jsonl", "failure.json", "failure.earlier.json") # a run's
 
 def run_files(run: str | Path) -> list[Path]:
     "The files of the run folder `run` and the data files its checkpoints read: never a command's output."

@@ -51,7 +51,11 @@ def t_two_sided(t: float, df: float) -> float:
 
 def t_quantile(q: float, df: float) -> float:
     "The `q` quantile of Student's t (0.5 < q < 1), by bisection on the two-sided tail."
-    lo, hi = 0.0, 1e6
+    if not (0.5 < q < 1 and df > 0):
+        raise ValueError(f"t_quantile needs 0.5 < q < 1 and df > 0, got q={q!r}, df={df!r}")
+    lo, hi = 0.0, 1.0
+    while t_two_sided(hi, df) > 2 * (1 - q):                                       # an upper end past the quantile
+        lo, hi = hi, 2 * hi
     for _ in range(200):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if t_two_sided(mid, df) > 2 * (1 - q) else (lo, mid)
@@ -62,6 +66,8 @@ def interval95(xs: Sequence[float]) -> tuple[float, float]:
     n = len(xs)
     if n < 2:
         return float("nan"), float("nan")
+    if not all(math.isfinite(v) for v in xs):
+        raise ValueError(f"interval95 needs finite values, got {list(xs)}")
     m, h = statistics.fmean(xs), t_quantile(0.975, n - 1) * statistics.stdev(xs) / math.sqrt(n)
     return m - h, m + h
 
@@ -70,11 +76,14 @@ def _welch_se_df(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, 
     "mean(a) - mean(b), its standard error and the Welch-Satterthwaite degrees of freedom."
     if len(a) < 2 or len(b) < 2:
         raise ValueError(f"need at least two values per group, got {len(a)} and {len(b)}")
+    if not all(math.isfinite(v) for v in (*a, *b)):
+        raise ValueError(f"the values must be finite numbers, got {list(a)} and {list(b)}")
     va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
-    diff = statistics.fmean(a) - statistics.fmean(b)
-    if va + vb == 0:
-        return diff, 0.0, float("inf")
-    return diff, math.sqrt(va + vb), (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    ma, mb = statistics.fmean(a), statistics.fmean(b)
+    diff, s = ma - mb, va + vb
+    if s == 0:                                                                     # constant groups: rounding is no gap
+        return (0.0 if abs(diff) <= 1e-12 * max(1.0, abs(ma), abs(mb)) else diff), 0.0, float("inf")
+    return diff, math.sqrt(s), 1 / ((va / s) ** 2 / (len(a) - 1) + (vb / s) ** 2 / (len(b) - 1))  # ratios: no underflow
 
 def welch(a: Sequence[float], b: Sequence[float]) -> dict:
     "Welch's t test of mean(a) = mean(b): the difference, t, the Welch-Satterthwaite degrees of freedom, two-sided p."
@@ -87,6 +96,8 @@ def welch(a: Sequence[float], b: Sequence[float]) -> dict:
 
 def holm(pvalues: Sequence[float]) -> list[float]:
     "Holm's step-down adjusted p-values, in the order given: the family-wise error stays below the level used."
+    if not all(isinstance(p, (int, float)) and 0 <= p <= 1 for p in pvalues):                # NaN fails too
+        raise ValueError(f"holm needs p-values in [0, 1], got {list(pvalues)}")
     order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
     out, running = [0.0] * len(pvalues), 0.0
     for rank, i in enumerate(order):
@@ -100,6 +111,10 @@ def mann_whitney(a: list[float], b: list[float]) -> dict:
     import itertools
     if len(a) < 1 or len(b) < 1:
         raise ValueError(f"mann_whitney needs one value per group at least, got {len(a)} and {len(b)}")
+    if not all(math.isfinite(v) for v in a + b):
+        raise ValueError(f"mann_whitney needs finite values, got {a} and {b}")
+    if math.comb(len(a) + len(b), len(a)) > 10 ** 6:
+        raise ValueError(f"mann_whitney enumerates every split: {len(a)} and {len(b)} values are too many (use welch)")
     pooled = sorted(a + b)
     rank = {}
     for v in set(pooled):                                                        # mid-ranks for ties
@@ -110,7 +125,8 @@ def mann_whitney(a: list[float], b: list[float]) -> dict:
     u, mid = u_of(ranks[:na]), na * len(b) / 2
     splits = [u_of([ranks[i] for i in c]) for c in itertools.combinations(range(len(ranks)), na)]
     p = sum(abs(s - mid) >= abs(u - mid) - 1e-12 for s in splits) / len(splits)
-    return dict(u=u, p=p, p_min=2 / len(splits) if len(splits) > 1 else 1.0)
+    far = max(abs(s - mid) for s in splits)                                        # the most extreme split
+    return dict(u=u, p=p, p_min=sum(abs(s - mid) >= far - 1e-12 for s in splits) / len(splits))   # with ties too
 
 # %% ../nbs/10c_stats.ipynb #ea36a3ef
 def t_upper(t: float, df: float) -> float:
@@ -120,6 +136,8 @@ def t_upper(t: float, df: float) -> float:
 
 def welch_interval(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> tuple[float, float]:
     "The Welch interval of mean(a) - mean(b) at `level`."
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
     diff, se, df = _welch_se_df(a, b)
     h = t_quantile(0.5 + level / 2, df) * se if se else 0.0
     return diff - h, diff + h
@@ -149,9 +167,13 @@ def verdicts(pairs: dict, # name -> (values of a, values of b): the named family
     """Each named comparison's verdict: "differs" when its Holm-adjusted Welch p (over the whole family) is below
     `alpha`; else "same level" when the two one-sided tests put the difference inside +-`margin` at `alpha`; else
     "undecided". A comparison with fewer than two values a side counts as p = 1 in the family and is undecided."""
+    if not 0 < alpha < 1 or not margin > 0:
+        raise ValueError(f"verdicts needs 0 < alpha < 1 and a positive margin, got alpha={alpha!r}, margin={margin!r}")
     rows, raw = {}, []
     for name, (a, b) in pairs.items():
         a, b = [float(x) for x in a], [float(x) for x in b]
+        if not all(math.isfinite(v) for v in a + b):
+            raise ValueError(f"{name}: the values must be finite numbers, got {a} and {b}")
         row = dict(n_a=len(a), n_b=len(b), diff=float("nan"), low=float("nan"), high=float("nan"), p=1.0,
                    p_tost=1.0)
         if len(a) >= 2 and len(b) >= 2:
@@ -253,6 +275,8 @@ def pooled_sd(groups: Sequence[Sequence[float]]) -> tuple[float, int]:
 
 def sd_interval(sd: float, df: int, level: float = 0.95) -> tuple[float, float]:
     "The chi-square interval of a standard deviation estimated with `df` degrees of freedom."
+    if not (math.isfinite(sd) and sd >= 0 and df >= 1 and 0 < level < 1):
+        raise ValueError(f"sd_interval needs sd >= 0, df >= 1 and 0 < level < 1, got {sd!r}, {df!r}, {level!r}")
     a = (1 - level) / 2
     return sd * math.sqrt(df / chi2_quantile(1 - a, df)), sd * math.sqrt(df / chi2_quantile(a, df))
 
@@ -265,6 +289,10 @@ def power(n: int, # values per group
     "The chance that the test rejects at `alpha`, by simulating `sims` pairs of normal samples of `n` values."
     if not (isinstance(n, int) and n >= 2):
         raise ValueError(f"n must be an int >= 2, got {n!r}")
+    if not (0 < alpha < 1 and isinstance(sims, int) and sims >= 1 and math.isfinite(sd) and sd >= 0
+            and (margin is None or margin > 0)):
+        raise ValueError(f"power needs 0 < alpha < 1, sims >= 1, sd >= 0 and margin None or > 0, got alpha={alpha!r}, "
+                         f"sims={sims!r}, sd={sd!r}, margin={margin!r}")
     rng = random.Random(seed)
     hits = 0
     for _ in range(sims):

@@ -124,6 +124,9 @@ def _metric_queries(self: DamchaAttention, x: Tensor, metrics: Tensor) -> Tensor
     "`q_i = x_i m_i` for a static metric `(H, dh, dh)`, one per sequence `(B, H, dh, dh)` or query: `(B, H, T, dh)`."
     B, T, D = x.shape
     H, dh = self.n_heads, self.dh
+    if not isinstance(metrics, Tensor) or not metrics.is_floating_point():     # (autocast may mix float dtypes)
+        got = metrics.dtype if isinstance(metrics, Tensor) else type(metrics).__name__
+        raise ValueError(f"metrics must be a floating-point tensor, got {got}")
     if tuple(metrics.shape) == (H, dh, dh):                                    # the same for all: one product a head
         xh = rearrange(x, 'b t (h d) -> b h t d', h=H)                         # (B, H, T, dh)
         return torch.einsum('bhtd,hde->bhte', xh, metrics)                     # (B, H, T, dh)

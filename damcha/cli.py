@@ -226,6 +226,9 @@ def _cmd_train(args) -> int:
     names = {f.name: _train_flag(f.name) for f in dataclasses.fields(TrainConfig)}
     names.update(data_dir="--data", n_rows="--mask-rows", vocab_size="--bpe-vocab")      # chapters 08a-08d's names
     kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)}
+    for flag, pairs in (("--attn-kw", args.attn_kwargs), ("--generator-kw", args.generator_kwargs)):
+        if twice := sorted({k for k, _ in pairs if [j for j, _ in pairs].count(k) > 1}):
+            raise ValueError(f"{flag} {twice[0]}: given more than once")
     kw["attn_kwargs"], kw["generator_kwargs"] = dict(args.attn_kwargs), dict(args.generator_kwargs)
     if kw["out"] is None:
         if args.resume:

@@ -619,7 +619,7 @@ def run_specs(specs: list[RunSpec], out: str | Path, keep_checkpoints: bool = Fa
 # %% ../nbs/11_experiments.ipynb #d2bf4f5d
 def _selected(preset, ptb_dir, seeds, out: Path, only: str | None) -> list[RunSpec]:
     every = preset_runs(preset, ptb_dir, seeds, out=out)
-    specs = [s for s in every if not only or only in s.experiment or only in s.config]
+    specs = [s for s in every if only is None or only.strip() and (only in s.experiment or only in s.config)]
     if not specs:
         names = list(dict.fromkeys([s.experiment for s in every] + [s.config for s in every]))
         raise ValueError(f"only {only!r} matches no experiment or configuration of the {preset} preset: "

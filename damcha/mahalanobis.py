@@ -96,6 +96,8 @@ class MahalanobisAttention(LogitsSource, nn.Module):
         if metric == "dense" and m is not None:
             raise ValueError(f"m (edges per head) applies to metric='matroidal' only, got m={m}")
         if metric == "matroidal" and m is None and graph == "random":
+            if self.dh < 3:                                                        # dh edges fit dh vertices from 3 on
+                raise ValueError(f"heads of width dh={self.dh}: the default m = dh edges needs dh >= 3; pass m")
             m = self.dh
         if m is not None and (not isinstance(m, int) or isinstance(m, bool) or m < 1):
             raise ValueError(f"m (edges per head) must be an int >= 1, got {m!r} (m=0 would leave only eps I)")

@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from einops import rearrange
-from .metric import head_dim, check_bool, check_dropout
+from .metric import head_dim, check_int, check_bool, check_dropout
 from .contract import (check_attn_mask, build_attn_mask, causal_block_mask, extend_cache, prepare_call, sdpa_attend,
                              zero_padded_queries, attention_mask, masked_softmax, visible_keys)
 from .contract import LogitsSource, keep_logits, keep_scores
@@ -375,8 +375,7 @@ class MixedMultiHeadAttention(MultiHeadAttention):
         if len(head_kinds) != n_heads or any(kd not in HEAD_KINDS for kd in head_kinds):
             raise ValueError(f"head_kinds must name one of {HEAD_KINDS} for each of the n_heads={n_heads} heads, got "
                              f"{head_kinds}")
-        if not isinstance(window, int) or isinstance(window, bool) or window < 1:
-            raise ValueError(f"window must be an int >= 1, got {window!r}")
+        check_int("window", window)
         self.head_kinds, self.window = head_kinds, window
 
     def forward(self, x: Tensor, mask: Tensor | None = None, padding_mask: Tensor | None = None,

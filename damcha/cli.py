@@ -4,7 +4,7 @@
 
 # %% ../nbs/15_cli.ipynb #0817d27f
 from __future__ import annotations
-import argparse, contextlib, dataclasses, json, math, os, re, shlex, stat, sys
+import argparse, collections, contextlib, dataclasses, json, math, os, re, shlex, stat, sys
 from pathlib import Path
 from .flags import OneLineParser, check_out, one_line
 from .flags import parse_finite, parse_int, parse_kv, parse_seeds, parse_threads, parse_widths, spell_flags
@@ -227,7 +227,7 @@ def _cmd_train(args) -> int:
     names.update(data_dir="--data", n_rows="--mask-rows", vocab_size="--bpe-vocab")      # chapters 08a-08d's names
     kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)}
     for flag, pairs in (("--attn-kw", args.attn_kwargs), ("--generator-kw", args.generator_kwargs)):
-        if twice := sorted({k for k, _ in pairs if [j for j, _ in pairs].count(k) > 1}):
+        if twice := sorted(k for k, n in collections.Counter(k for k, _ in pairs).items() if n > 1):
             raise ValueError(f"{flag} {twice[0]}: given more than once")
     kw["attn_kwargs"], kw["generator_kwargs"] = dict(args.attn_kwargs), dict(args.generator_kwargs)
     if kw["out"] is None:

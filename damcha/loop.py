@@ -128,7 +128,6 @@ def _device_form(name: str) -> torch.device | None:
     return dev
 
 # %% ../nbs/09_loop.ipynb #14063be8
-_DOWNLOADS = DOWNLOAD_TASKS
 _READS_FILES = tuple(t for t in TASKS if t not in ("recall", "digits"))
 _TEXTS = CHAR_TASKS + SEQ2SEQ_TASKS
 APPLIES = [  # (setting, what it applies to, the test of a configuration)
@@ -138,7 +137,8 @@ APPLIES = [  # (setting, what it applies to, the test of a configuration)
     ("tokenizer", f"the source-conditioned tasks ({', '.join(SEQ2SEQ_TASKS)})", lambda c: c.task in SEQ2SEQ_TASKS),
     ("bpe_vocab", "tokenizer=bpe", lambda c: c.task in SEQ2SEQ_TASKS and c.tokenizer == "bpe"),
     ("data", f"the tasks that read files ({', '.join(_READS_FILES)})", lambda c: c.task in _READS_FILES),
-    ("download", f"the tasks that can fetch their files ({', '.join(_DOWNLOADS)})", lambda c: c.task in _DOWNLOADS),
+    ("download", f"the tasks that can fetch their files ({', '.join(DOWNLOAD_TASKS)})",
+     lambda c: c.task in DOWNLOAD_TASKS),
     ("generator_kwargs", "attention=damcha", lambda c: c.attention == "damcha")]
 
 def _check_applies(cfg: TrainConfig):

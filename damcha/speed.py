@@ -15,6 +15,7 @@ from torch import Tensor
 from .models import ATTENTIONS, Decoder
 from .files import read_regular
 from .runs import atomic_write
+from .loop import MAX_INT
 from .bench import (Shape, SHAPES, QUICK_SHAPES, Candidate, candidates, make_step, time_blocks, gemm_step,
                           stream_steps, step_flops, derived_flops, step_gemms, step_memory, step_breakdown, thp_active)
 
@@ -449,7 +450,6 @@ def _check_args(args: argparse.Namespace) -> list[Shape]:
     device = torch.device(args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device cuda: no CUDA device is available here")
-    from damcha.loop import MAX_INT                                                # a larger count is a typo
     for flag, v in (("--repeats", args.repeats), ("--warmup", args.warmup), ("--rounds", args.rounds)):
         if v is not None and abs(v) > MAX_INT:
             raise ValueError(f"{flag} {v} is out of range (at most {MAX_INT})")

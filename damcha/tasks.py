@@ -4,7 +4,7 @@
 
 # %% ../nbs/08e_tasks.ipynb #f9f348d7
 from __future__ import annotations
-import os
+import inspect, os
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -318,7 +318,7 @@ IMAGE_TASKS = ("digits", "cifar10", "cifar100", "mnist", "fashion-mnist")
 SEQ2SEQ_TASKS = ("seq2seq", "commongen", "wmt14")
 
 DOWNLOAD_TASKS = ("ptb-char", "enwik8", "text8", "cifar10", "cifar100", "mnist") # the tasks that can fetch their files
-RECALL_OPTIONS = ("n_keys", "n_pairs", "n_queries", "n_values")
+RECALL_OPTIONS = tuple(sorted(set(inspect.signature(AssociativeRecall).parameters) - {"n_samples", "seed"}))
 
 def _check_task_args(name, seq_len, objective, fraction, patch_size, options, tokenizer, data=None, bpe_vocab=1000,
                      seed=0, download=False):

@@ -4,7 +4,7 @@
 
 # %% ../nbs/11_experiments.ipynb #5f202e0d
 from __future__ import annotations
-import contextlib, glob, json, logging, math, os, re, shutil, socket, stat, statistics, sys, threading, time, uuid
+import contextlib, glob, json, logging, math, os, re, shutil, socket, stat, statistics, sys, time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -14,11 +14,9 @@ from .generator import MetricGenerator
 from .ablations import block_scales
 from .mahalanobis import MahalanobisAttention
 from .train import TrainConfig, train
-from .loop import build_model, evaluate_split, resolve_device, default_warmup, eval_batches
-from .loop import model_params, stability_summary
+from .loop import build_model, evaluate_split, default_warmup, eval_batches, stability_summary
 from .runs import load_checkpoint, read_metrics, atomic_save, named_os_error, CKPT_FORMAT, pid_alive
-from .runs import RECORDS_LIMIT, make_dirs
-from .runs import DriverLock, DriverLockedError, DRIVER_LOCK, HEARTBEAT, STALE   # the lock of `out`
+from .runs import RECORDS_LIMIT, DriverLock, STALE                # DriverLock: the lock of `out`
 from .files import read_regular
 from .summary import summarize as _summarize, write_tables as _write_tables, table_markdown as _table_markdown
 from .summary import save_figures as _save_figures
@@ -78,9 +76,8 @@ class RunSpec:
         return re.sub(r"[^A-Za-z0-9.=-]+", "_", f"{self.experiment}__{self.config}__s{self.seed}")
 
 def _post(label: str) -> tuple:
-    if label.startswith("matroidal"):
-        return ("prune",)
-    return ("block-scales",) if label in ("damcha shared", "damcha independent") else ()
+    return ("prune",) if label.startswith("matroidal") else ("block-scales",) if label in (
+        "damcha shared", "damcha independent") else ()
 
 # %% ../nbs/11_experiments.ipynb #74ace222
 @dataclass(frozen=True)
@@ -318,7 +315,7 @@ _ROW_FIELDS = { # field -> (test, what it must be): what chapter 10b's summary a
     "run_id": (lambda v: isinstance(v, str) and v != "", "a run id"),
     "experiment": (lambda v: isinstance(v, str), "a string"), "config": (lambda v: isinstance(v, str), "a string"),
     "seed": (_int, "an integer"), "settings": (lambda v: isinstance(v, dict), "an object"),
-    "failure": (lambda v: v is None or isinstance(v, str), "null or a string"),
+    "failure": (lambda v: v is None or isinstance(v, str) and v != "", "null or why the run failed"),
     "final": (lambda v: v is None or isinstance(v, dict) and _num(v.get("val_loss")), "null or an evaluation record"),
     "best": (lambda v: v is None or isinstance(v, dict), "null or an object"),
     "test": (lambda v: v is None or isinstance(v, dict), "null or an object"),
@@ -346,9 +343,15 @@ def _result_problem(r) -> str | None:
         return "final is null, yet the run did not fail"
     return None
 
+def _drop(path: Path, i: int, line: bytes, why: str, then: str = "") -> None:
+    "Say once that line `i` of `path` is not read, why, and (`then`) what follows."
+    if (str(path), i, line) not in _noticed:
+        _noticed.add((str(path), i, line))
+        _log.warning(f"{path}, line {i}: dropped, {why}: {line[:60].decode('utf-8', 'replace')!r}{then}")
+
 def read_results(path: str | Path) -> list[dict]:
-    "The result rows of a `results.jsonl`; a damaged line (bad JSON, cut short, a field missing or wrong) dropped."
-    path, out = Path(path), []
+    "A `results.jsonl`'s rows, one per run (its last); a damaged line (bad JSON, cut short, a field wrong) dropped."
+    path, rows, at = Path(path), {}, {}                                  # run_id -> its row, and (line, text)
     for i, line in enumerate(read_regular(path, "results", RECORDS_LIMIT).splitlines(), 1):
         if not line.strip():
             continue
@@ -358,13 +361,13 @@ def read_results(path: str | Path) -> list[dict]:
             r, why = None, "not JSON (cut short, or damaged)"
         else:
             why = _result_problem(r)
-        if why is None:
-            out.append(r)
-        elif (str(path), i, line) not in _noticed:
-            _noticed.add((str(path), i, line))
-            _log.warning(f"{path}, line {i}: dropped, {why}: {line[:60].decode('utf-8', 'replace')!r}; its run "
-                         f"is trained again")
-    return out
+        if why is not None:
+            _drop(path, i, line, why, "; its run is trained again")
+            continue
+        if r["run_id"] in at:
+            _drop(path, *at[r["run_id"]], f"its run is written again on line {i}")
+        rows[r["run_id"]], at[r["run_id"]] = r, (i, line)                 # where its first row stood
+    return list(rows.values())
 
 # %% ../nbs/11_experiments.ipynb #ec329ace
 def _done(out: str | Path) -> dict[str, dict]:
@@ -423,7 +426,6 @@ def _claim(path: Path, out: Path | None = None) -> bool:
             f.write(f"{os.getpid()} {socket.gethostname()}")
         return True
     return False
-
 
 # %% ../nbs/11_experiments.ipynb #10788c0e
 FULL_SPLIT = 10 ** 9 # eval_batches that cover a whole split
@@ -549,8 +551,7 @@ def _result_row(spec: RunSpec, recs: list[dict], failure: str | None, best: dict
                 grad_norm_var=_grad_norm_variance(evals) if evals else None,
                 nonfinite_attn=sum(r["nonfinite_attn"] for r in recs if r["kind"] in ("eval", "failure")),
                 stability=stability_summary(recs, warmup), curve=curve,
-                post={} if failure is not None else post,
-                seconds=seconds)
+                post={} if failure is not None else post, seconds=seconds)
 
 def run_record(spec: RunSpec, run_dir: str | Path, log=print, tensorboard: bool = False) -> dict:
     "Train (or resume) one run in `run_dir`; return its results.jsonl row, made from what `train` left in memory."
@@ -652,15 +653,13 @@ def _run_all(preset, ptb_dir, seeds, out: Path, only, keep_checkpoints: bool, lo
         if not todo:
             return [_done(out)[s.run_id] for s in specs]
         before = len(_done(out))
-        run_specs(specs, out, keep_checkpoints, log, max_new=1, tensorboard=tensorboard)   # then look again: a
-                                                                                  # finished sweep may add runs
+        run_specs(specs, out, keep_checkpoints, log, max_new=1, tensorboard=tensorboard)   # a sweep may add runs
         if len(_done(out)) == before:                                           # all of them held by other workers
             time.sleep(wait)
 
 # %% ../nbs/11_experiments.ipynb #3e2f4a58
 def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_run: bool = False, ptb_dir=None,
-            seeds: tuple[int, ...] | None = None, keep_checkpoints: bool = False, only: str | None = None,
-            log=print,
+            seeds: tuple[int, ...] | None = None, keep_checkpoints: bool = False, only: str | None = None, log=print,
             backend: Callable | None = None, # None: this process (and others on `out`); chapter 11e's RayBackend
             tensorboard: bool = False, # TensorBoard event files in every run's folder too
            ) -> list[dict]:

@@ -180,8 +180,10 @@ def _check_prompts(model: nn.Module, prompts) -> list[Tensor]:
     out = []
     for i, p in enumerate(prompts):
         p = torch.as_tensor(p)
-        if p.ndim != 1 or p.numel() == 0 or p.is_floating_point():
+        if p.ndim != 1 or p.numel() == 0:
             raise ValueError(f"prompts[{i}] must be a non-empty 1-d tensor of token ids, got shape {tuple(p.shape)}")
+        if p.is_floating_point() or p.is_complex() or p.dtype == torch.bool:
+            raise ValueError(f"prompts[{i}] must hold integer token ids, got dtype {p.dtype}")
         if p.min() < 0 or p.max() >= model.vocab_size:
             raise ValueError(f"prompts[{i}] holds ids outside [0, {model.vocab_size}) (the vocabulary)")
         if p.numel() > model.max_len:

@@ -135,8 +135,8 @@ _RECALL = dict(MODEL, task="recall", batch_size=32, steps=300, lr=3e-3, eval_eve
 def _tiny_runs(ptb_dir, done: dict, seeds: tuple[int, ...] | None) -> list[RunSpec]:
     "'tiny', the test: three configurations on associative recall at a tiny size, four steps, seeds 0 and 1."
     confs = attention_configs(16)
-    tiny = dict(task="recall", d_model=16, n_heads=2, n_layers=1, d_ff=32, mlp_hidden=(8,), steps=4, batch_size=8,
-                eval_every=2, eval_batches=1, warmup=1, progress=False)
+    tiny = dict(task="recall", d_model=16, n_heads=2, n_layers=1, d_ff=32, steps=4, batch_size=8, eval_every=2,
+                eval_batches=1, warmup=1, progress=False)
     sel = {"mha": confs["mha"], "matroidal m=2d": dict(attention="matroidal", attn_kwargs=dict(m=8)),
            "damcha shared": dict(confs["damcha shared"], mlp_hidden=(8,))}
     return [RunSpec("recall", k, s, {**tiny, **v}, _post(k)) for s in (seeds or (0, 1)) for k, v in sel.items()]
@@ -343,6 +343,7 @@ def _result_problem(r) -> str | None:
         return "final is null, yet the run did not fail"
     return None
 
+# %% ../nbs/11_experiments.ipynb #24085ce3
 def _drop(path: Path, i: int, line: bytes, why: str, then: str = "") -> None:
     "Say once that line `i` of `path` is not read, why, and (`then`) what follows."
     if (str(path), i, line) not in _noticed:

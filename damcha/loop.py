@@ -139,7 +139,8 @@ APPLIES = [  # (setting, what it applies to, the test of a configuration)
     ("data", f"the tasks that read files ({', '.join(_READS_FILES)})", lambda c: c.task in _READS_FILES),
     ("download", f"the tasks that can fetch their files ({', '.join(DOWNLOAD_TASKS)})",
      lambda c: c.task in DOWNLOAD_TASKS),
-    ("generator_kwargs", "attention=damcha", lambda c: c.attention == "damcha")]
+    *((k, "attention=damcha", lambda c: c.attention == "damcha")            # the generator's settings
+      for k in ("generator_kwargs", "share_mlp", "use_mlp", "mlp_hidden"))]
 
 def _check_applies(cfg: TrainConfig):
     "A `ValueError` naming the first setting that differs from its default on a run it does not apply to."
@@ -148,8 +149,9 @@ def _check_applies(cfg: TrainConfig):
         f = defaults[name]
         default = f.default_factory() if f.default_factory is not MISSING else f.default
         if getattr(cfg, name) != default and not test(cfg):
-            run = {"mask_rows": f"objective={cfg.objective}", "generator_kwargs": f"attention={cfg.attention}",
-                   "bpe_vocab": f"task={cfg.task} with tokenizer={cfg.tokenizer}"}.get(name, f"task={cfg.task}")
+            run = {"objective=reconstruct": f"objective={cfg.objective}",
+                   "attention=damcha": f"attention={cfg.attention}",
+                   "tokenizer=bpe": f"task={cfg.task} with tokenizer={cfg.tokenizer}"}.get(what, f"task={cfg.task}")
             raise ValueError(f"{name} applies to {what}, not to {run}")
 
 # %% ../nbs/09_loop.ipynb #7b47135f

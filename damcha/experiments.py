@@ -391,6 +391,7 @@ def _append(path: Path, row: dict) -> None:
             cut = f.seek(0, os.SEEK_END) > 0 and f.seek(-1, os.SEEK_END) >= 0 and f.read(1) != b"\n"
             f.write((("\n" if cut else "") + json.dumps(row) + "\n").encode())    # a line cut short stays alone
             f.flush()
+            os.fsync(f.fileno())                                             # a run's row: hours of work
     except OSError as e:
         raise named_os_error(e, path) from None
 
@@ -668,8 +669,7 @@ def compare(preset: str = "quick", out: str | Path = "runs/compare-quick", dry_r
     continue; start it again in another process on the same `out` to share the runs between two workers."""
     out = Path(out)
     specs = _selected(preset, ptb_dir, seeds, out, only)
-    note = _unplanned_note(preset, ptb_dir, seeds, out)
-    if note:                                          # the tables written below would hide those runs
+    if note := _unplanned_note(preset, ptb_dir, seeds, out):       # the tables written below would hide those runs
         log(note)
     if dry_run:
         done = _done(out)

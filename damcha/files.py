@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['DataNotFoundError', 'default_cache_dir', 'sha256_file', 'write_verified', 'download', 'read_zip_member',
+__all__ = ['DataNotFoundError', 'default_cache_dir', 'fsync_dir', 'sha256_file', 'write_verified', 'download', 'read_zip_member',
            'check_recorded', 'check_data_path', 'not_text', 'io_message', 'read_regular', 'read_json', 'write_atomic']
 
 # %% ../nbs/08_files.ipynb #cfda73a5
@@ -24,6 +24,20 @@ class DataNotFoundError(FileNotFoundError, ValueError):
 def default_cache_dir() -> Path:
     "`$DAMCHA_CACHE`, or `~/.cache/damcha`."
     return Path(os.environ.get("DAMCHA_CACHE") or Path.home() / ".cache" / "damcha").expanduser()
+
+# %% ../nbs/08_files.ipynb #c53ae4e2
+def fsync_dir(folder: str | Path) -> None:
+    "Write `folder`'s entries (a rename, a new file) to disk; where a folder cannot be opened or synced, nothing."
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:                                                       # Windows: no handle on a folder
+        return
+    try:
+        os.fsync(fd)
+    except OSError:                                                       # a file system that refuses: rename stands
+        pass
+    finally:
+        os.close(fd)
 
 # %% ../nbs/08_files.ipynb #1de6bc23
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
@@ -66,6 +80,7 @@ def write_verified(src, # a binary stream with .read(n)
             raise ValueError(f"sha256 mismatch for {what}: expected {sha256.lower()}, got {got}; "
                              "the file was refused and deleted")
         os.replace(tmp, dest)
+        fsync_dir(dest.parent)
     finally:
         if bar is not None:
             bar.close()
@@ -207,11 +222,15 @@ def read_json(path: str | Path, # the file
 
 # %% ../nbs/08_files.ipynb #6fc9ad24
 def write_atomic(path: Path, text: str, flag: str = "--out") -> None:
-    "Write `text` to a temporary file beside `path`, then rename it over `path`; a failure names `flag` and the file."
+    "Write `text` beside `path`, sync it, rename it over `path`, sync the folder; a failure names `flag` and the file."
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
-        tmp.write_text(text, encoding="utf-8")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
+        fsync_dir(path.parent)
     except OSError as e:                                                  # a full disk says no file of its own
         raise ValueError(f"{flag} {path}: cannot write it: {e.strerror or e}") from None
     finally:

@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 import torch.distributed as dist
-from .files import sha256_file, read_regular
+from .files import sha256_file, read_regular, fsync_dir
 from .tasks import Task
 from .loop import TrainConfig, config_dict, MAX_INT
 
@@ -52,7 +52,7 @@ def _keep_previous(path: Path, previous: Path, tmp: Path) -> None:
     os.replace(tmp, previous)
 
 def atomic_write(path: Path, data: bytes, previous: Path | None = None) -> Path:
-    "Write `data` beside `path`, fsync, keep `path` as `previous` (if given), then rename over `path`: one rename."
+    "Write `data` beside `path`, fsync, keep `path` as `previous` (if given), rename over `path`, and sync the folder."
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     link = None if previous is None else previous.with_name(f".{previous.name}.tmp{os.getpid()}")
     try:
@@ -63,6 +63,7 @@ def atomic_write(path: Path, data: bytes, previous: Path | None = None) -> Path:
         if previous is not None and path.exists():
             _keep_previous(path, previous, link)
         os.replace(tmp, path)                                                 # `path` exists before and after
+        fsync_dir(path.parent)                                                # the rename too, through a power loss
     except OSError as e:
         raise named_os_error(e, path) from None
     finally:

@@ -66,11 +66,14 @@ class NonFiniteLossError(RuntimeError):
 
 _log = logging.getLogger("damcha.train")
 
-def _write(log, rec: dict, board=None):
+def _write(log, rec: dict, board=None, durable: bool = False):
+    "Append `rec` to `metrics.jsonl` (`durable`: synced to disk, as the records a checkpoint follows) and TensorBoard."
     if log is not None:
         try:
             log.write(json.dumps(rec) + "\n")
             log.flush()
+            if durable:
+                os.fsync(log.fileno())
         except OSError as e:                                             # a full disk: the file named
             raise runs.named_os_error(e, log.name) from None
     if board is not None:
@@ -105,6 +108,7 @@ class _Board:
         if rec["kind"] != "train":
             self.writer.flush()
 
+# %% ../nbs/09b_train.ipynb #e35b4a2f
 def _stop(out: Path, log, step: int, lv: float, nv: float, lr: float, iv: _Interval, counts: dict, last_eval,
           board=None, records: list = ()):
     "Record a non-finite loss or gradient norm at `step` (1-based) and raise `NonFiniteLossError` (with `records`)."
@@ -290,7 +294,7 @@ def _train_locked(cfg, rank, world, device, stop_after, setup, save_rank_weights
                 seen = iv.summary(cfg, tokens_per_step)
                 rec = _eval_record(model, task, cfg, device, amp, done, lr, seen, monitor, probe, eval_hook, world)
                 rec = dict(rec, **fixed, wall_time=elapsed + time.time() - t0, tokens_seen=done * tokens_per_step)
-                _write(log, rec, board)
+                _write(log, rec, board, durable=True)                 # on disk before the checkpoint of its step
                 records.append(rec)
                 last_eval, iv = rec, _Interval()
                 if main:

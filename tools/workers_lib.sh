@@ -30,9 +30,11 @@ pin_worktree() {  # pin_worktree COMMIT: $WT checked out at COMMIT (an amendment
 start_two() {  # start_two NAME CODE LOG ARGS...: two one-thread workers running `python -c CODE ARGS` in $WT
   local name=$1 code=$2 log=$3
   shift 3
+  local idle=()                                 # SCHED_IDLE: CPU time nothing else wants (CI, a reader's notebooks)
+  if command -v chrt > /dev/null; then idle=(chrt --idle 0); fi
   for i in 1 2; do
     # the worker's name in its command line lets `stop` and `status` find it
-    (cd "$WT" && PYTHONPATH="$WT" OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 nohup "$PY" -c \
+    (cd "$WT" && PYTHONPATH="$WT" OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 nohup "${idle[@]}" "$PY" -c \
        "import runpy, sys; sys.argv = ['$name', *sys.argv[1:]]; $code" "$@" >> "$log$i.log" 2>&1 &)
     sleep 5                                     # the first claims its run before the second looks
   done

@@ -410,4 +410,5 @@ def step_breakdown(step: Callable[[], None], device="cpu") -> dict[str, float]:
 # %% ../nbs/12_bench.ipynb #4f1ea5f8
 def thp_active() -> bool:
     "Whether PyTorch allocates large CPU tensors for huge pages (`THP_MEM_ALLOC_ENABLE=1` at its first allocation)."
-    return all(torch.empty(2 ** 20).data_ptr() % 4096 == 0 for _ in range(3))  # 4 MiB each: page-aligned only then
+    held = [torch.empty(2 ** 20 + 1024 * i) for i in range(4)]   # about 4 MiB each, all alive at once: four addresses
+    return all(t.data_ptr() % 4096 == 0 for t in held)            # every one page-aligned: only PyTorch's alignment
